@@ -1,0 +1,525 @@
+// Package ast defines the syntax tree of an hplopt kernel: the single-point
+// kernels that users write with the hpl DSL and the optimized variants the
+// transform passes derive from them.
+//
+// The design follows go/ast: Node, Expr and Stmt interfaces with unexported
+// marker methods and one struct per node kind. Names are unique within a
+// kernel (the DSL and the passes guarantee it), so a reference is a name and
+// the declarations say what it refers to.
+package ast
+
+import "fmt"
+
+// Node is any node of a kernel's tree.
+type Node interface{ node() }
+
+// Expr is an expression node.
+type Expr interface {
+	Node
+	expr()
+}
+
+// Stmt is a statement node.
+type Stmt interface {
+	Node
+	stmt()
+}
+
+// Type is the scalar type of a value or of an array's elements.
+type Type int
+
+// The scalar types.
+const (
+	Invalid Type = iota
+	Int          // 32-bit signed integer (OpenCL int)
+	Float        // 32-bit float
+	Double       // 64-bit float
+	Bool         // result of comparisons and logical operators
+)
+
+// CName is the OpenCL C spelling of t.
+func (t Type) CName() string {
+	switch t {
+	case Int:
+		return "int"
+	case Float:
+		return "float"
+	case Double:
+		return "double"
+	case Bool:
+		return "int"
+	}
+	return "void"
+}
+
+// Size is the size of one value of t in bytes.
+func (t Type) Size() int {
+	switch t {
+	case Double:
+		return 8
+	case Int, Float, Bool:
+		return 4
+	}
+	return 0
+}
+
+// IsFloat reports whether t is a floating-point type.
+func (t Type) IsFloat() bool { return t == Float || t == Double }
+
+func (t Type) String() string {
+	switch t {
+	case Int:
+		return "int32"
+	case Float:
+		return "float32"
+	case Double:
+		return "float64"
+	case Bool:
+		return "bool"
+	}
+	return "invalid"
+}
+
+// Mem is the memory space an array lives in.
+type Mem int
+
+// The memory spaces of the paper's memory model.
+const (
+	Private  Mem = iota // the default for variables declared in a kernel
+	Global              // the default for kernel arguments
+	Local               // shared by the work-items of a work-group
+	Constant            // read-only, set up by the host
+)
+
+func (m Mem) String() string {
+	return [...]string{"private", "global", "local", "constant"}[m]
+}
+
+// Op is a unary or binary operator.
+type Op int
+
+// Operators.
+const (
+	Add Op = iota + 1
+	Sub
+	Mul
+	Div
+	Rem
+	Lt
+	Le
+	Gt
+	Ge
+	Eq
+	Ne
+	And // logical and
+	Or  // logical or
+	Neg // unary minus
+	Not // logical not
+)
+
+var opText = [...]string{Add: "+", Sub: "-", Mul: "*", Div: "/", Rem: "%", Lt: "<", Le: "<=", Gt: ">", Ge: ">=", Eq: "==", Ne: "!=", And: "&&", Or: "||", Neg: "-", Not: "!"}
+
+func (o Op) String() string {
+	if o > 0 && int(o) < len(opText) {
+		return opText[o]
+	}
+	return fmt.Sprintf("op(%d)", int(o))
+}
+
+// Precedence is the binding strength of a binary operator, higher binds
+// tighter (C's table). Printers use it to decide parentheses.
+func (o Op) Precedence() int {
+	switch o {
+	case Mul, Div, Rem:
+		return 5
+	case Add, Sub:
+		return 4
+	case Lt, Le, Gt, Ge:
+		return 3
+	case Eq, Ne:
+		return 2
+	case And:
+		return 1
+	case Or:
+		return 0
+	}
+	return 6
+}
+
+// IsComparison reports whether o yields a Bool from two operands.
+func (o Op) IsComparison() bool { return o >= Lt && o <= Ne }
+
+// AssignOp is the operator of an assignment statement.
+type AssignOp int
+
+// Assignment operators.
+const (
+	Set    AssignOp = iota // =
+	AddSet                 // +=
+	SubSet                 // -=
+	MulSet                 // *=
+	DivSet                 // /=
+)
+
+func (o AssignOp) String() string { return [...]string{"=", "+=", "-=", "*=", "/="}[o] }
+
+// Binary returns the binary operator of a compound assignment (Add for +=);
+// 0 for plain assignment.
+func (o AssignOp) Binary() Op {
+	return [...]Op{0, Add, Sub, Mul, Div}[o]
+}
+
+// SpecialKind names the predefined identifiers of the paper (idx, lidx, ...).
+type SpecialKind int
+
+// The predefined identifiers; each has a dimension 0..2 (x, y, z).
+const (
+	GlobalID   SpecialKind = iota // idx idy idz
+	LocalID                       // lidx lidy lidz
+	GroupID                       // gidx gidy gidz
+	GlobalSize                    // szx szy szz
+	LocalSize                     // lszx lszy lszz
+	NumGroups                     // ngroupsx ngroupsy ngroupsz
+)
+
+var specialNames = [...][3]string{
+	GlobalID:   {"idx", "idy", "idz"},
+	LocalID:    {"lidx", "lidy", "lidz"},
+	GroupID:    {"gidx", "gidy", "gidz"},
+	GlobalSize: {"szx", "szy", "szz"},
+	LocalSize:  {"lszx", "lszy", "lszz"},
+	NumGroups:  {"ngroupsx", "ngroupsy", "ngroupsz"},
+}
+
+var specialFuncs = [...]string{
+	GlobalID: "get_global_id", LocalID: "get_local_id", GroupID: "get_group_id",
+	GlobalSize: "get_global_size", LocalSize: "get_local_size", NumGroups: "get_num_groups",
+}
+
+// ---- expressions ----
+
+type (
+	// Ident refers to a scalar variable or kernel argument by name.
+	Ident struct {
+		Name string
+	}
+
+	// IntLit is an integer constant.
+	IntLit struct {
+		Value int64
+	}
+
+	// FloatLit is a floating-point constant of type Float or Double.
+	FloatLit struct {
+		Value float64
+		Type  Type
+	}
+
+	// Index is a reference to one element of an array:
+	// Array[Indices[0]][Indices[1]]... with the leftmost index the slowest.
+	Index struct {
+		Array   string
+		Indices []Expr
+	}
+
+	// Binary is X Op Y.
+	Binary struct {
+		Op   Op
+		X, Y Expr
+	}
+
+	// Unary is Op X (Neg or Not).
+	Unary struct {
+		Op Op
+		X  Expr
+	}
+
+	// Call is a call of a math builtin such as min, sqrt or fma.
+	Call struct {
+		Func string
+		Args []Expr
+	}
+
+	// Cast converts X to Type.
+	Cast struct {
+		Type Type
+		X    Expr
+	}
+
+	// Special is one of the predefined identifiers: global, local and group
+	// ids, and global and local sizes and numbers of groups, in dimension
+	// Dim (0 for x, 1 for y, 2 for z).
+	Special struct {
+		Kind SpecialKind
+		Dim  int
+	}
+)
+
+func (*Ident) node()    {}
+func (*IntLit) node()   {}
+func (*FloatLit) node() {}
+func (*Index) node()    {}
+func (*Binary) node()   {}
+func (*Unary) node()    {}
+func (*Call) node()     {}
+func (*Cast) node()     {}
+func (*Special) node()  {}
+
+func (*Ident) expr()    {}
+func (*IntLit) expr()   {}
+func (*FloatLit) expr() {}
+func (*Index) expr()    {}
+func (*Binary) expr()   {}
+func (*Unary) expr()    {}
+func (*Call) expr()     {}
+func (*Cast) expr()     {}
+func (*Special) expr()  {}
+
+// Name is the paper's spelling of the identifier (idx, lszy, ...).
+func (s *Special) Name() string { return specialNames[s.Kind][s.Dim] }
+
+// CFunc is the OpenCL work-item function that yields the identifier.
+func (s *Special) CFunc() string { return specialFuncs[s.Kind] }
+
+// ---- statements ----
+
+// LoopRole says where a loop came from, so that later passes find the loops
+// earlier ones made.
+type LoopRole int
+
+// Loop roles.
+const (
+	UserLoop    LoopRole = iota // written by the user
+	TileLoop                    // steps over tiles of a compute loop (tiling)
+	ElementLoop                 // steps inside one tile of a compute loop (tiling)
+	CyclicLoop                  // steps over a work-item's blocks (coarsening)
+	PointLoop                   // steps over the points of one block (coarsening)
+	CopyLoop                    // copies between global and local memory
+)
+
+type (
+	// Decl declares a variable: a scalar when Extents is empty, otherwise an
+	// array with constant extents. Init, if not nil, initializes a scalar.
+	Decl struct {
+		Name    string
+		Type    Type
+		Mem     Mem
+		Extents []int
+		Init    Expr
+	}
+
+	// Assign is LHS Op RHS, LHS being an *Ident or an *Index.
+	Assign struct {
+		LHS Expr
+		Op  AssignOp
+		RHS Expr
+	}
+
+	// Block is a braced list of statements.
+	Block struct {
+		List []Stmt
+	}
+
+	// If is if (Cond) Then else Else; Else may be nil.
+	If struct {
+		Cond Expr
+		Then *Block
+		Else *Block
+	}
+
+	// For is the counted loop for (Var = Lo; Var < Hi; Var += Step), the form
+	// the analysis understands: the counter, bounds and step are explicit.
+	// Unroll > 1 asks the code generator for #pragma unroll Unroll.
+	For struct {
+		Var    string
+		Lo, Hi Expr
+		Step   Expr
+		Body   *Block
+		Role   LoopRole
+		Unroll int
+	}
+
+	// While is while (Cond) Body.
+	While struct {
+		Cond Expr
+		Body *Block
+	}
+
+	// Barrier synchronizes the work-items of a work-group, fencing local
+	// and/or global memory.
+	Barrier struct {
+		Local, Global bool
+	}
+
+	// Compute marks the section of the kernel that the optimizer may
+	// transform; code outside it is kept as written.
+	Compute struct {
+		Body *Block
+	}
+)
+
+func (*Decl) node()    {}
+func (*Assign) node()  {}
+func (*Block) node()   {}
+func (*If) node()      {}
+func (*For) node()     {}
+func (*While) node()   {}
+func (*Barrier) node() {}
+func (*Compute) node() {}
+
+func (*Decl) stmt()    {}
+func (*Assign) stmt()  {}
+func (*Block) stmt()   {}
+func (*If) stmt()      {}
+func (*For) stmt()     {}
+func (*While) stmt()   {}
+func (*Barrier) stmt() {}
+func (*Compute) stmt() {}
+
+// Param is a kernel argument: a scalar when Rank is 0, otherwise an array of
+// Rank dimensions. Extents, the array's shape (slowest dimension first), is
+// nil in the kernel the user wrote and set when the kernel is specialized for
+// the arrays it runs on: generated code indexes with constant strides.
+type Param struct {
+	Name    string
+	Type    Type
+	Rank    int
+	Mem     Mem
+	Extents []int
+}
+
+// Kernel is a whole kernel: its name, its arguments and its body.
+type Kernel struct {
+	Name   string
+	Params []*Param
+	Body   *Block
+}
+
+func (*Kernel) node() {}
+
+// Param returns the argument called name, or nil.
+func (k *Kernel) Param(name string) *Param {
+	for _, p := range k.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Decl returns the declaration of the variable called name in k's body, or nil.
+func (k *Kernel) Decl(name string) *Decl {
+	var found *Decl
+	Inspect(k.Body, func(n Node) bool {
+		if d, ok := n.(*Decl); ok && d.Name == name {
+			found = d
+		}
+		return found == nil
+	})
+	return found
+}
+
+// Compute returns k's compute section, or nil if it has none.
+func (k *Kernel) Compute() *Compute {
+	var c *Compute
+	Inspect(k.Body, func(n Node) bool {
+		if x, ok := n.(*Compute); ok && c == nil {
+			c = x
+		}
+		return c == nil
+	})
+	return c
+}
+
+// ---- constructors for nodes made by passes ----
+
+// Int returns the integer constant v.
+func IntConst(v int64) *IntLit { return &IntLit{Value: v} }
+
+// Id returns a reference to the variable name.
+func Id(name string) *Ident { return &Ident{Name: name} }
+
+// Bin returns x op y, folding integer constants and the identities x+0,
+// x*1, x*0 so that generated index expressions stay readable.
+func Bin(op Op, x, y Expr) Expr {
+	xi, xok := x.(*IntLit)
+	yi, yok := y.(*IntLit)
+	if xok && yok {
+		switch op {
+		case Add:
+			return IntConst(xi.Value + yi.Value)
+		case Sub:
+			return IntConst(xi.Value - yi.Value)
+		case Mul:
+			return IntConst(xi.Value * yi.Value)
+		case Div:
+			if yi.Value != 0 {
+				return IntConst(xi.Value / yi.Value)
+			}
+		case Rem:
+			if yi.Value != 0 {
+				return IntConst(xi.Value % yi.Value)
+			}
+		}
+	}
+	switch op {
+	case Add:
+		if xok && xi.Value == 0 {
+			return y
+		}
+		if yok && yi.Value == 0 {
+			return x
+		}
+		if yok && yi.Value < 0 {
+			return &Binary{Op: Sub, X: x, Y: IntConst(-yi.Value)}
+		}
+	case Sub:
+		if yok && yi.Value == 0 {
+			return x
+		}
+	case Mul:
+		if xok && xi.Value == 1 {
+			return y
+		}
+		if yok && yi.Value == 1 {
+			return x
+		}
+		if (xok && xi.Value == 0) || (yok && yi.Value == 0) {
+			return IntConst(0)
+		}
+	case Div:
+		if yok && yi.Value == 1 {
+			return x
+		}
+	}
+	return &Binary{Op: op, X: x, Y: y}
+}
+
+// Sum returns x + y with constant folding.
+func Sum(x, y Expr) Expr { return Bin(Add, x, y) }
+
+// Product returns x * y with constant folding.
+func Product(x, y Expr) Expr { return Bin(Mul, x, y) }
+
+// Min returns min(x, y), folded when both are constants.
+func Min(x, y Expr) Expr {
+	xi, xok := x.(*IntLit)
+	yi, yok := y.(*IntLit)
+	if xok && yok {
+		return IntConst(min(xi.Value, yi.Value))
+	}
+	return &Call{Func: "min", Args: []Expr{x, y}}
+}
+
+// NewBlock returns a block of the given statements.
+func NewBlock(list ...Stmt) *Block { return &Block{List: list} }
+
+// Loop returns for (v = lo; v < hi; v += step) body with the given role.
+func Loop(role LoopRole, v string, lo, hi, step Expr, body ...Stmt) *For {
+	return &For{Var: v, Lo: lo, Hi: hi, Step: step, Body: NewBlock(body...), Role: role}
+}
+
+// IntDecl declares the private int scalar name, initialized to init if not nil.
+func IntDecl(name string, init Expr) *Decl {
+	return &Decl{Name: name, Type: Int, Mem: Private, Init: init}
+}

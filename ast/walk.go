@@ -1,0 +1,399 @@
+package ast
+
+import "fmt"
+
+// Inspect traverses the tree rooted at n in depth-first order, calling f for
+// each node; if f returns false, Inspect skips that node's children.
+// Nil children are not visited. Inspect panics on a node kind it does not
+// know: a new node kind must be added here.
+func Inspect(n Node, f func(Node) bool) {
+	if n == nil || !f(n) {
+		return
+	}
+	for _, c := range children(n) {
+		Inspect(c, f)
+	}
+}
+
+// children lists the non-nil children of n in source order. It is the one
+// type switch that knows the shape of every node.
+func children(n Node) []Node {
+	var out []Node
+	add := func(c Node) {
+		switch c := c.(type) {
+		case nil:
+			return
+		case *Block:
+			if c == nil {
+				return
+			}
+		case Expr:
+			if isNilExpr(c) {
+				return
+			}
+		}
+		out = append(out, c)
+	}
+	switch n := n.(type) {
+	case *Kernel:
+		add(n.Body)
+	case *Ident, *IntLit, *FloatLit, *Special, *Barrier:
+	case *Index:
+		for _, x := range n.Indices {
+			add(x)
+		}
+	case *Binary:
+		add(n.X)
+		add(n.Y)
+	case *Unary:
+		add(n.X)
+	case *Call:
+		for _, x := range n.Args {
+			add(x)
+		}
+	case *Cast:
+		add(n.X)
+	case *Decl:
+		if n.Init != nil {
+			add(n.Init)
+		}
+	case *Assign:
+		add(n.LHS)
+		add(n.RHS)
+	case *Block:
+		for _, s := range n.List {
+			add(s)
+		}
+	case *If:
+		add(n.Cond)
+		add(n.Then)
+		if n.Else != nil {
+			add(n.Else)
+		}
+	case *For:
+		add(n.Lo)
+		add(n.Hi)
+		add(n.Step)
+		add(n.Body)
+	case *While:
+		add(n.Cond)
+		add(n.Body)
+	case *Compute:
+		add(n.Body)
+	default:
+		panic(fmt.Sprintf("ast: unknown node %T", n))
+	}
+	return out
+}
+
+func isNilExpr(e Expr) bool {
+	switch e := e.(type) {
+	case *Ident:
+		return e == nil
+	case *Index:
+		return e == nil
+	case *IntLit:
+		return e == nil
+	}
+	return e == nil
+}
+
+// Cursor describes a node met during Apply: the node, and the means to
+// replace it, delete it or insert statements around it.
+type Cursor struct {
+	node    Node
+	replace func(Node)
+	list    *[]Stmt // the statement list holding node, if any
+	index   int
+	deleted bool
+	before  []Stmt
+	after   []Stmt
+}
+
+// Node returns the current node.
+func (c *Cursor) Node() Node { return c.node }
+
+// Replace replaces the current node with n, which must fit the slot (an
+// Expr for an Expr, a Stmt for a Stmt). Apply does not visit n's children.
+func (c *Cursor) Replace(n Node) {
+	c.replace(n)
+	c.node = n
+}
+
+// Delete removes the current statement from its block. It panics if the
+// current node is not a statement in a block.
+func (c *Cursor) Delete() {
+	if c.list == nil {
+		panic("ast: Cursor.Delete of a node not in a statement list")
+	}
+	c.deleted = true
+}
+
+// InsertBefore inserts s before the current statement in its block.
+func (c *Cursor) InsertBefore(s ...Stmt) {
+	if c.list == nil {
+		panic("ast: Cursor.InsertBefore of a node not in a statement list")
+	}
+	c.before = append(c.before, s...)
+}
+
+// InsertAfter inserts s after the current statement in its block.
+func (c *Cursor) InsertAfter(s ...Stmt) {
+	if c.list == nil {
+		panic("ast: Cursor.InsertAfter of a node not in a statement list")
+	}
+	c.after = append(c.after, s...)
+}
+
+// InList reports whether the current node is a statement of a block.
+func (c *Cursor) InList() bool { return c.list != nil }
+
+// Apply traverses the tree rooted at root, calling pre before a node's
+// children and post after them (either may be nil). If pre returns false the
+// children are skipped (post is still called). Through the cursor a function
+// can replace the node, delete it or insert statements around it, in the
+// manner of golang.org/x/tools/go/ast/astutil.Apply. Apply returns the
+// possibly replaced root. It rewrites the tree in place: passes call it on a
+// Clone.
+func Apply(root Node, pre, post func(*Cursor) bool) Node {
+	a := &applier{pre: pre, post: post}
+	result := root
+	a.visit(&Cursor{node: root, replace: func(n Node) { result = n }})
+	return result
+}
+
+type applier struct {
+	pre, post func(*Cursor) bool
+}
+
+// visit handles one node; it returns false if the walk must stop.
+func (a *applier) visit(c *Cursor) {
+	if c.node == nil {
+		return
+	}
+	if a.pre == nil || a.pre(c) {
+		if !c.deleted {
+			a.children(c.node)
+		}
+	}
+	if a.post != nil && !c.deleted {
+		a.post(c)
+	}
+}
+
+func (a *applier) expr(slot *Expr) {
+	if *slot == nil || isNilExpr(*slot) {
+		return
+	}
+	a.visit(&Cursor{node: *slot, replace: func(n Node) { *slot = n.(Expr) }})
+}
+
+func (a *applier) block(slot **Block) {
+	if *slot == nil {
+		return
+	}
+	a.visit(&Cursor{node: *slot, replace: func(n Node) { *slot = n.(*Block) }})
+}
+
+func (a *applier) children(n Node) {
+	switch n := n.(type) {
+	case *Kernel:
+		a.block(&n.Body)
+	case *Ident, *IntLit, *FloatLit, *Special, *Barrier:
+	case *Index:
+		for i := range n.Indices {
+			a.expr(&n.Indices[i])
+		}
+	case *Binary:
+		a.expr(&n.X)
+		a.expr(&n.Y)
+	case *Unary:
+		a.expr(&n.X)
+	case *Call:
+		for i := range n.Args {
+			a.expr(&n.Args[i])
+		}
+	case *Cast:
+		a.expr(&n.X)
+	case *Decl:
+		a.expr(&n.Init)
+	case *Assign:
+		a.expr(&n.LHS)
+		a.expr(&n.RHS)
+	case *Block:
+		a.list(&n.List)
+	case *If:
+		a.expr(&n.Cond)
+		a.block(&n.Then)
+		a.block(&n.Else)
+	case *For:
+		a.expr(&n.Lo)
+		a.expr(&n.Hi)
+		a.expr(&n.Step)
+		a.block(&n.Body)
+	case *While:
+		a.expr(&n.Cond)
+		a.block(&n.Body)
+	case *Compute:
+		a.block(&n.Body)
+	default:
+		panic(fmt.Sprintf("ast: unknown node %T", n))
+	}
+}
+
+func (a *applier) list(list *[]Stmt) {
+	old := *list
+	out := make([]Stmt, 0, len(old))
+	for i, s := range old {
+		var cur Stmt = s
+		c := &Cursor{node: s, list: list, index: i}
+		c.replace = func(n Node) { cur = n.(Stmt) }
+		a.visit(c)
+		out = append(out, c.before...)
+		if !c.deleted {
+			out = append(out, cur)
+		}
+		out = append(out, c.after...)
+	}
+	*list = out
+}
+
+// Clone returns a deep copy of n: passes never mutate the caller's kernel.
+func Clone[N Node](n N) N {
+	return cloneNode(n).(N)
+}
+
+func cloneExprs(xs []Expr) []Expr {
+	if xs == nil {
+		return nil
+	}
+	out := make([]Expr, len(xs))
+	for i, x := range xs {
+		out[i] = CloneExpr(x)
+	}
+	return out
+}
+
+// CloneExpr deep-copies an expression; nil stays nil.
+func CloneExpr(x Expr) Expr {
+	if x == nil || isNilExpr(x) {
+		return nil
+	}
+	return cloneNode(x).(Expr)
+}
+
+func cloneBlock(b *Block) *Block {
+	if b == nil {
+		return nil
+	}
+	return cloneNode(b).(*Block)
+}
+
+func cloneNode(n Node) Node {
+	switch n := n.(type) {
+	case *Kernel:
+		params := make([]*Param, len(n.Params))
+		for i, p := range n.Params {
+			q := *p
+			if p.Extents != nil {
+				q.Extents = append([]int(nil), p.Extents...)
+			}
+			params[i] = &q
+		}
+		return &Kernel{Name: n.Name, Params: params, Body: cloneBlock(n.Body)}
+	case *Ident:
+		x := *n
+		return &x
+	case *IntLit:
+		x := *n
+		return &x
+	case *FloatLit:
+		x := *n
+		return &x
+	case *Special:
+		x := *n
+		return &x
+	case *Barrier:
+		x := *n
+		return &x
+	case *Index:
+		return &Index{Array: n.Array, Indices: cloneExprs(n.Indices)}
+	case *Binary:
+		return &Binary{Op: n.Op, X: CloneExpr(n.X), Y: CloneExpr(n.Y)}
+	case *Unary:
+		return &Unary{Op: n.Op, X: CloneExpr(n.X)}
+	case *Call:
+		return &Call{Func: n.Func, Args: cloneExprs(n.Args)}
+	case *Cast:
+		return &Cast{Type: n.Type, X: CloneExpr(n.X)}
+	case *Decl:
+		return &Decl{Name: n.Name, Type: n.Type, Mem: n.Mem, Extents: append([]int(nil), n.Extents...), Init: CloneExpr(n.Init)}
+	case *Assign:
+		return &Assign{LHS: CloneExpr(n.LHS), Op: n.Op, RHS: CloneExpr(n.RHS)}
+	case *Block:
+		list := make([]Stmt, len(n.List))
+		for i, s := range n.List {
+			list[i] = cloneNode(s).(Stmt)
+		}
+		return &Block{List: list}
+	case *If:
+		return &If{Cond: CloneExpr(n.Cond), Then: cloneBlock(n.Then), Else: cloneBlock(n.Else)}
+	case *For:
+		return &For{Var: n.Var, Lo: CloneExpr(n.Lo), Hi: CloneExpr(n.Hi), Step: CloneExpr(n.Step), Body: cloneBlock(n.Body), Role: n.Role, Unroll: n.Unroll}
+	case *While:
+		return &While{Cond: CloneExpr(n.Cond), Body: cloneBlock(n.Body)}
+	case *Compute:
+		return &Compute{Body: cloneBlock(n.Body)}
+	}
+	panic(fmt.Sprintf("ast: unknown node %T", n))
+}
+
+// Substitute returns a copy of x in which every reference to a variable in
+// repl is replaced by a copy of its expression. Specials can be replaced too,
+// keyed by their paper names (idx, lidy, ...).
+func Substitute(x Expr, repl map[string]Expr) Expr {
+	x = CloneExpr(x)
+	return Apply(x, nil, func(c *Cursor) bool {
+		switch n := c.Node().(type) {
+		case *Ident:
+			if r, ok := repl[n.Name]; ok {
+				c.Replace(CloneExpr(r))
+			}
+		case *Special:
+			if r, ok := repl[n.Name()]; ok {
+				c.Replace(CloneExpr(r))
+			}
+		}
+		return true
+	}).(Expr)
+}
+
+// SubstituteStmt is Substitute over a statement, returning a rewritten copy.
+func SubstituteStmt(s Stmt, repl map[string]Expr) Stmt {
+	s = Clone(s)
+	return Apply(s, nil, func(c *Cursor) bool {
+		switch n := c.Node().(type) {
+		case *Ident:
+			if r, ok := repl[n.Name]; ok {
+				c.Replace(CloneExpr(r))
+			}
+		case *Special:
+			if r, ok := repl[n.Name()]; ok {
+				c.Replace(CloneExpr(r))
+			}
+		case *For:
+			if r, ok := repl[n.Var]; ok {
+				if id, ok := r.(*Ident); ok {
+					n.Var = id.Name
+				}
+			}
+		case *Decl:
+			if r, ok := repl[n.Name]; ok {
+				if id, ok := r.(*Ident); ok {
+					n.Name = id.Name
+				}
+			}
+		}
+		return true
+	}).(Stmt)
+}

@@ -1,0 +1,3 @@
+module github.com/hplopt/hplopt
+
+go 1.26.8
