@@ -1,0 +1,60 @@
+package autotune_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hplopt/hplopt/autotune"
+)
+
+// A space whose second parameter must divide the first, searched
+// exhaustively with a made-up cost.
+func ExampleTune() {
+	space := autotune.MustSpace(
+		autotune.Param{Name: "n", Range: func(autotune.Point) []int { return []int{4, 6, 8} }},
+		autotune.Param{Name: "d", Deps: []string{"n"}, Range: func(p autotune.Point) []int {
+			var r []int
+			for d := 1; d <= p.Get("n"); d++ {
+				if p.Get("n")%d == 0 {
+					r = append(r, d)
+				}
+			}
+			return r
+		}},
+	)
+	eval := autotune.EvaluatorFunc(func(_ context.Context, p autotune.Point) autotune.Result {
+		if p.Get("d") == 1 {
+			return autotune.Result{Outcome: autotune.Compile}
+		}
+		return autotune.Result{Outcome: autotune.OK, Ms: float64(p.Get("n")) / float64(p.Get("d")) * 1.5}
+	})
+	rep, err := autotune.Tune(context.Background(), autotune.Settings{}, space, autotune.NewExhaustive(space), eval)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("points:", rep.SpaceSize, "evaluations:", rep.Evaluations, "compile failures:", rep.Failures.Compile)
+	fmt.Printf("best: %v in %.1f ms\n", rep.Best, rep.BestMs)
+	// Output:
+	// points: 11 evaluations: 11 compile failures: 3
+	// best: n=4,d=4 in 1.5 ms
+}
+
+// The Table 2 space of the paper's running example: a 2D matrix product
+// of 1024x1024 points with one compute loop of 1024 iterations.
+func ExampleTable2() {
+	space, toParams, err := autotune.Table2(autotune.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}, MaxWorkGroup: 256})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(space.Names())
+	fmt.Println(space.Size(), "points")
+	p := space.Sample(autotune.NewRand(1))
+	fmt.Println(p)
+	tp := toParams(p)
+	fmt.Println("global", tp.Global, "local", tp.Local, "block", tp.Block, "tile", tp.Tile, "uf", tp.Unroll)
+	// Output:
+	// [bszx bszy fullunroll interleave lszx szx lszy szy tw0 uf lmem]
+	// 8094120 points
+	// bszx=16,bszy=4,fullunroll=1,interleave=0,lszx=2,szx=8,lszy=8,szy=256,tw0=16,uf=4,lmem=0
+	// global [8 256 0] local [2 8 0] block [16 4 0] tile [16 0 0] uf 4
+}

@@ -1,0 +1,91 @@
+package autotune
+
+import (
+	"fmt"
+	"math"
+)
+
+// Strategy proposes the points a search evaluates, one at a time, and
+// learns from their results.
+//
+// Tune calls Next, evaluates the point, and calls Tell with its result
+// before it calls Next again. Next returns ok=false when the strategy has
+// nothing left to propose (every point of the space was proposed, for the
+// strategies here). A strategy draws all of its randomness from the
+// *rand.Rand it was made with, so a search is reproduced exactly by its
+// seed.
+type Strategy interface {
+	// Name identifies the strategy in reports ("random", "exhaustive", ...).
+	Name() string
+	// Next returns the next point to evaluate.
+	Next() (p Point, ok bool)
+	// Tell reports the result of evaluating p, a point Next returned.
+	Tell(p Point, r Result)
+}
+
+var (
+	_ Strategy = (*Random)(nil)
+	_ Strategy = (*Exhaustive)(nil)
+)
+
+// Outcome is how the evaluation of a point ended.
+type Outcome int
+
+// The outcomes of an evaluation. Only OK carries a time.
+const (
+	OK      Outcome = iota // the variant ran and its output was right
+	Illegal                // the setting was rejected before code generation (transforms.Validate, device limits)
+	Compile                // the OpenCL compiler rejected the generated kernel
+	Launch                 // the kernel could not be launched or failed while running
+	Wrong                  // the kernel ran but its output differs from the reference
+	Timeout                // the kernel ran past its time limit
+	numOutcomes
+)
+
+var outcomeNames = [numOutcomes]string{"ok", "illegal", "compile", "launch", "wrong", "timeout"}
+
+func (o Outcome) String() string {
+	if o >= 0 && o < numOutcomes {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// MarshalText writes the outcome's name, as in JSON reports.
+func (o Outcome) MarshalText() ([]byte, error) {
+	if o < 0 || o >= numOutcomes {
+		return nil, fmt.Errorf("autotune: unknown outcome %d", int(o))
+	}
+	return []byte(o.String()), nil
+}
+
+// UnmarshalText reads an outcome's name.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	for i, n := range outcomeNames {
+		if string(b) == n {
+			*o = Outcome(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("autotune: unknown outcome %q", b)
+}
+
+// Result is the result of evaluating one point.
+type Result struct {
+	Outcome Outcome
+	// Ms is the kernel's time in milliseconds; only meaningful when
+	// Outcome is OK.
+	Ms float64
+	// Err says why a failed evaluation failed; optional.
+	Err error
+}
+
+// Fitness returns the value searches minimize: Ms for a usable OK result,
+// +Inf for anything else (a failure, or an OK result whose time is NaN,
+// infinite or negative). A point with fitness +Inf is never the best.
+func (r Result) Fitness() float64 {
+	if r.Outcome != OK || math.IsNaN(r.Ms) || math.IsInf(r.Ms, 0) || r.Ms < 0 {
+		return math.Inf(1)
+	}
+	return r.Ms
+}

@@ -1,0 +1,260 @@
+package autotune
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/hplopt/hplopt/transforms"
+)
+
+// Table2Spec describes the kernel and device a Table 2 space is built for.
+// The zero value of each device field works.
+type Table2Spec struct {
+	// Domain is the number of points per dimension of the single-point
+	// launch, x first: 1 to 3 entries, each at least 1. Required.
+	Domain []int
+	// Loops is the number of iterations of each loop of the main compute
+	// loop nest, outermost first: 0 to 3 entries. A value <= 0 means the
+	// length is not known before the run. Default none: no compute loop.
+	Loops []int
+	// MaxWorkGroup is the device's largest work-group (product of local
+	// sizes). Default 0: 1024.
+	MaxWorkGroup int
+	// MaxWorkItems is the device's largest local size per dimension.
+	// Default 0: 1024.
+	MaxWorkItems [3]int
+}
+
+// Limits of the Table 2 ranges.
+const (
+	maxLocal = 1024 // largest local size per dimension
+	maxTile  = 256  // largest tile size
+	maxTiles = 7    // most non-zero tile sizes per loop
+	maxSz    = 6    // most global sizes per dimension (1, 2, ..., 32 blocks per work-item)
+)
+
+var blockSizes = []int{1, 2, 4, 8, 16}
+var unrollFactors = []int{1, 2, 4, 8, 16}
+
+// Table2 builds the space of the optimizer's parameters (the paper's
+// Table 2 and transforms' interleave extension, named as in
+// transforms.Params) for a kernel, and the function that turns a point of
+// it into transforms.Params. Only the parameters the kernel has are in the
+// space (those of transforms.Relevant). Their order and ranges, N_d being
+// the points along dimension d and L_i the length of compute loop i:
+//
+//	bszx bszy bszz   {1, 2, 4, 8, 16}, at most N_d.
+//	fullunroll       {0, 1}; only 0 when every bsz is 1 (nothing to unroll).
+//	interleave       {0, 1}; only 0 when every bsz is 1 (no effect).
+//	lszx szx         then lszy szy, then lszz szz:
+//	  lsz_d          powers of two from 1 to the smallest of MaxWorkItems[d],
+//	                 1024 and N_d/bsz_d (blocks) rounded up to a power of two,
+//	                 with lszx*lszy*lszz <= MaxWorkGroup. A work-group never
+//	                 has more work-items than there are blocks in a dimension:
+//	                 such groups only add idle work-items, so they are left
+//	                 out (this is why bsz comes before lsz).
+//	  sz_d           the work-items that give each one 1, 2, 4, ..., 32
+//	                 blocks: ceil(blocks/2^k) rounded up to a multiple of
+//	                 lsz_d, for k = 0..5, distinct, ascending. The largest is
+//	                 the most work-items transforms allows.
+//	tw0 tw1 tw2      0 (no tiling) and up to 7 tile sizes below L_i and at
+//	                 most 256: for each power of two t = 2, 4, ..., the
+//	                 divisor of L_i nearest to t in ratio if one lies within
+//	                 a factor 1.5 of t (a tile that divides its loop needs no
+//	                 bound check), else t; the smallest are dropped beyond 7.
+//	                 For L_i unknown, the powers of two 4..256.
+//	uf               {1, 2, 4, 8, 16} dividing the innermost loop's tile:
+//	                 tw of the last loop if not 0, else its length (all five
+//	                 when that is unknown). Absent without compute loops.
+//	lmem             {0, 1}; only 0 without compute loops.
+//
+// The order puts each parameter right after those its range reads, which
+// keeps the memo tables of the counting small (a 3D space of 3e9 points is
+// counted in a few milliseconds).
+//
+// Constraints the ranges cannot express (those of transforms.Validate that
+// depend on the kernel's code, such as local memory use) are checked when a
+// point is evaluated: such points are counted as Illegal.
+func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
+	dims, loops := len(spec.Domain), len(spec.Loops)
+	if dims < 1 || dims > 3 {
+		return nil, nil, fmt.Errorf("autotune: Table2: %d global dimensions, want 1 to 3", dims)
+	}
+	if loops > 3 {
+		return nil, nil, fmt.Errorf("autotune: Table2: %d compute loops, want at most 3", loops)
+	}
+	for d, n := range spec.Domain {
+		if n < 1 {
+			return nil, nil, fmt.Errorf("autotune: Table2: domain size %d along %c, want at least 1", n, "xyz"[d])
+		}
+	}
+	maxWG := spec.MaxWorkGroup
+	if maxWG <= 0 {
+		maxWG = maxLocal
+	}
+	axis := func(prefix string, d int) string { return prefix + "xyz"[d:d+1] }
+
+	var params []Param
+	for d := 0; d < dims; d++ {
+		n := spec.Domain[d]
+		var r []int
+		for _, b := range blockSizes {
+			if b <= n {
+				r = append(r, b)
+			}
+		}
+		params = append(params, Param{Name: axis("bsz", d), Range: func(Point) []int { return r }})
+	}
+	{
+		// fullunroll and interleave only act on blocks of several points.
+		var deps []string
+		for d := 0; d < dims; d++ {
+			deps = append(deps, axis("bsz", d))
+		}
+		blockFlag := func(p Point) []int {
+			for _, name := range deps {
+				if p.Get(name) > 1 {
+					return []int{0, 1}
+				}
+			}
+			return []int{0}
+		}
+		params = append(params,
+			Param{Name: "fullunroll", Deps: deps, Range: blockFlag},
+			Param{Name: "interleave", Deps: deps, Range: blockFlag})
+	}
+	for d := 0; d < dims; d++ {
+		n := spec.Domain[d]
+		limit := maxLocal
+		if w := spec.MaxWorkItems[d]; w > 0 {
+			limit = min(limit, w)
+		}
+		bsz, lsz := axis("bsz", d), axis("lsz", d)
+		deps := []string{bsz}
+		for e := 0; e < d; e++ {
+			deps = append(deps, axis("lsz", e))
+		}
+		params = append(params, Param{Name: lsz, Deps: deps, Range: func(p Point) []int {
+			blocks := ceilDiv(n, p.Get(bsz))
+			group := 1
+			for _, name := range deps[1:] {
+				group *= p.Get(name)
+			}
+			var r []int
+			for l := 1; l <= limit && l <= maxWG/group; l *= 2 {
+				r = append(r, l)
+				if l >= blocks {
+					break
+				}
+			}
+			return r
+		}})
+		params = append(params, Param{Name: axis("sz", d), Deps: []string{bsz, lsz}, Range: func(p Point) []int {
+			return globalSizes(ceilDiv(n, p.Get(bsz)), p.Get(lsz))
+		}})
+	}
+	for i, l := range spec.Loops {
+		r := tileSizes(l)
+		params = append(params, Param{Name: "tw" + strconv.Itoa(i), Range: func(Point) []int { return r }})
+	}
+	if loops > 0 {
+		last := "tw" + strconv.Itoa(loops-1)
+		length := spec.Loops[loops-1]
+		params = append(params, Param{Name: "uf", Deps: []string{last}, Range: func(p Point) []int {
+			t := p.Get(last)
+			if t == 0 {
+				t = length
+			}
+			if t <= 0 {
+				return unrollFactors
+			}
+			var r []int
+			for _, u := range unrollFactors {
+				if u <= t && t%u == 0 {
+					r = append(r, u)
+				}
+			}
+			return r
+		}})
+	}
+	lmem := []int{0}
+	if loops > 0 {
+		lmem = []int{0, 1}
+	}
+	params = append(params, Param{Name: "lmem", Range: func(Point) []int { return lmem }})
+
+	s, err := NewSpace(params...)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := s.Names()
+	toParams := func(p Point) transforms.Params {
+		var tp transforms.Params
+		for i, name := range names {
+			if i < p.Len() {
+				// Only negative values fail, which no range holds.
+				_ = tp.Set(name, p.vals[i])
+			}
+		}
+		return tp
+	}
+	return s, toParams, nil
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// globalSizes returns the global sizes for blocks blocks and local size
+// lsz: the multiples of lsz that give each work-item 1, 2, 4, ... blocks.
+func globalSizes(blocks, lsz int) []int {
+	var r []int
+	for k := 0; k < maxSz; k++ {
+		w := ceilDiv(ceilDiv(blocks, 1<<k), lsz) * lsz
+		if !slices.Contains(r, w) {
+			r = append(r, w)
+		}
+		if w == lsz {
+			break
+		}
+	}
+	slices.Sort(r)
+	return r
+}
+
+// tileSizes returns the tile sizes of a compute loop of length l (<= 0:
+// unknown), 0 (no tiling) first.
+func tileSizes(l int) []int {
+	limit := maxTile
+	if l > 0 {
+		limit = min(limit, l-1)
+	}
+	tol := math.Log2(1.5)
+	var r []int
+	for t := 2; t <= limit; t *= 2 {
+		v := t
+		if l > 0 && l%t != 0 {
+			best, bestDist := 0, 0.0
+			for d := 2; d <= limit; d++ {
+				if l%d != 0 {
+					continue
+				}
+				dist := math.Abs(math.Log2(float64(d) / float64(t)))
+				if dist <= tol && (best == 0 || dist < bestDist || (dist == bestDist && d > best)) {
+					best, bestDist = d, dist
+				}
+			}
+			if best != 0 {
+				v = best
+			}
+		}
+		if !slices.Contains(r, v) {
+			r = append(r, v)
+		}
+	}
+	slices.Sort(r)
+	if len(r) > maxTiles {
+		r = r[len(r)-maxTiles:]
+	}
+	return append([]int{0}, r...)
+}

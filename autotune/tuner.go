@@ -1,0 +1,334 @@
+// Package autotune searches the optimizer's parameter space for the fastest
+// variant of a kernel: the autotuner of the paper's Figure 2, which injects
+// settings of the Table 2 parameters into the optimizer, measures the
+// variants, and keeps the best.
+//
+// The search is independent of OpenCL. A Space (space.go) holds the legal
+// settings, built constraint-first so that it is counted, indexed and
+// sampled without being listed; Table2 builds the space of a kernel. A
+// Strategy proposes points one at a time and learns from their results:
+// Exhaustive, Random (the baseline) and, in package genetic, the paper's
+// genetic algorithm. An Evaluator measures a point. Tune runs the loop
+// within a time budget and returns a Report.
+//
+// Searches are deterministic given a seed: strategies draw from the
+// *rand.Rand they are given (see NewRand).
+package autotune
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+)
+
+// Evaluator measures one point: it generates the variant, runs it and
+// checks it. It should return soon after ctx is done (a Result whose
+// outcome is not OK is then discarded by Tune, which is stopping).
+type Evaluator interface {
+	Evaluate(ctx context.Context, p Point) Result
+}
+
+// EvaluatorFunc adapts a function to the Evaluator interface.
+type EvaluatorFunc func(ctx context.Context, p Point) Result
+
+// Evaluate calls f(ctx, p).
+func (f EvaluatorFunc) Evaluate(ctx context.Context, p Point) Result { return f(ctx, p) }
+
+// Settings controls a search. The zero value runs until the strategy is
+// exhausted or ctx is cancelled.
+type Settings struct {
+	// Budget is the time the search may take; no evaluation starts after
+	// it, and the context of a running one is done when it ends. Default
+	// 0: no time limit.
+	Budget time.Duration
+	// MaxEvals is the largest number of evaluations. Default 0: no limit.
+	MaxEvals int
+	// EvalTimeout limits one evaluation (through the context it gets); an
+	// evaluation cut by it should return Timeout. Default 0: only the
+	// budget limits an evaluation.
+	EvalTimeout time.Duration
+	// Seed is recorded in the Report; the caller seeds the strategy with
+	// it (NewRand(Seed)). Default 0.
+	Seed uint64
+	// Progress, if not nil, is called after each evaluation. Default nil.
+	Progress func(Progress)
+}
+
+// Progress is the state of a search after an evaluation.
+type Progress struct {
+	Evaluations int
+	Failures    int // evaluations whose outcome was not OK
+	Found       bool
+	Best        Point // best point so far, if Found
+	BestMs      float64
+	Elapsed     time.Duration
+	Last        Eval // the evaluation just made
+}
+
+// Eval is one evaluation of a search.
+type Eval struct {
+	Point   Point
+	Result  Result
+	Elapsed time.Duration // since the start of the search, when it ended
+}
+
+// Failures counts failed evaluations per outcome.
+type Failures struct {
+	Illegal int `json:"illegal"`
+	Compile int `json:"compile"`
+	Launch  int `json:"launch"`
+	Wrong   int `json:"wrong"`
+	Timeout int `json:"timeout"`
+}
+
+func (f *Failures) field(o Outcome) *int {
+	switch o {
+	case Illegal:
+		return &f.Illegal
+	case Compile:
+		return &f.Compile
+	case Launch:
+		return &f.Launch
+	case Wrong:
+		return &f.Wrong
+	case Timeout:
+		return &f.Timeout
+	}
+	return nil
+}
+
+// Count returns the number of failures with outcome o (0 for OK).
+func (f Failures) Count(o Outcome) int {
+	if p := f.field(o); p != nil {
+		return *p
+	}
+	return 0
+}
+
+// Total returns the number of failures.
+func (f Failures) Total() int { return f.Illegal + f.Compile + f.Launch + f.Wrong + f.Timeout }
+
+// StopReason says why a search ended.
+type StopReason int
+
+// Reasons a search ends.
+const (
+	StopExhausted StopReason = iota // the strategy had nothing left to propose
+	StopBudget                      // the time budget was spent
+	StopMaxEvals                    // MaxEvals evaluations were made
+	StopCancelled                   // the caller's context was cancelled
+	StopError                       // a strategy or the evaluator panicked (see Tune's error)
+)
+
+func (s StopReason) String() string {
+	switch s {
+	case StopExhausted:
+		return "exhausted"
+	case StopBudget:
+		return "budget"
+	case StopMaxEvals:
+		return "max-evals"
+	case StopCancelled:
+		return "cancelled"
+	case StopError:
+		return "error"
+	}
+	return fmt.Sprintf("StopReason(%d)", int(s))
+}
+
+// Report is the result of a search.
+type Report struct {
+	Strategy  string
+	Seed      uint64
+	SpaceSize *big.Int // constraint-first size: points the strategy could propose
+	// Found is false when no evaluation succeeded; then Best is the zero
+	// Point and BestMs is 0. A failed evaluation is never the best.
+	Found       bool
+	Best        Point
+	BestMs      float64
+	Evaluations int
+	Failures    Failures
+	// Cut counts evaluations interrupted by the end of the budget or by
+	// cancellation that returned no time; they are not in History and not
+	// counted as evaluations or failures.
+	Cut            int
+	History        []Eval
+	Elapsed        time.Duration
+	EvalsPerMinute float64
+	Stopped        StopReason
+}
+
+func (r *Report) add(e Eval) {
+	r.History = append(r.History, e)
+	r.Evaluations++
+	if f := r.Failures.field(e.Result.Outcome); f != nil {
+		*f++
+	}
+	if ms := e.Result.Fitness(); !math.IsInf(ms, 1) && (!r.Found || ms < r.BestMs) {
+		r.Found, r.Best, r.BestMs = true, e.Point, ms
+	}
+}
+
+// Tune runs a search: it asks strategy for points, evaluates them and tells
+// the strategy the results, until the budget is spent, MaxEvals
+// evaluations were made, the strategy is exhausted or ctx is cancelled.
+// It always returns the report of the evaluations made (a cancelled search
+// is not an error: Stopped says so). The error is non-nil only if the
+// strategy or the evaluator panicked; the report then holds what was
+// measured before.
+//
+// The budget holds as well as the evaluator honours its context: the clock
+// is checked before each evaluation, and the context of an evaluation is
+// done when the budget ends.
+func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev Evaluator) (rep *Report, err error) {
+	start := time.Now()
+	rep = &Report{Strategy: strategy.Name(), Seed: set.Seed, SpaceSize: space.Size()}
+	defer func() {
+		if x := recover(); x != nil {
+			rep.Stopped = StopError
+			err = fmt.Errorf("autotune: %s search stopped by a panic after %d evaluations: %v", rep.Strategy, rep.Evaluations, x)
+		}
+		rep.Elapsed = time.Since(start)
+		if m := rep.Elapsed.Minutes(); m > 0 {
+			rep.EvalsPerMinute = float64(rep.Evaluations) / m
+		}
+	}()
+	run := ctx
+	if set.Budget > 0 {
+		var cancel context.CancelFunc
+		run, cancel = context.WithDeadline(ctx, start.Add(set.Budget))
+		defer cancel()
+	}
+	stopped := func() (StopReason, bool) {
+		switch {
+		case ctx.Err() != nil:
+			return StopCancelled, true
+		case run.Err() != nil:
+			return StopBudget, true
+		}
+		return 0, false
+	}
+	for {
+		if why, ok := stopped(); ok {
+			rep.Stopped = why
+			return rep, nil
+		}
+		if set.MaxEvals > 0 && rep.Evaluations >= set.MaxEvals {
+			rep.Stopped = StopMaxEvals
+			return rep, nil
+		}
+		p, ok := strategy.Next()
+		if !ok {
+			rep.Stopped = StopExhausted
+			return rep, nil
+		}
+		ectx, cancel := run, context.CancelFunc(func() {})
+		if set.EvalTimeout > 0 {
+			ectx, cancel = context.WithTimeout(run, set.EvalTimeout)
+		}
+		res := ev.Evaluate(ectx, p)
+		cancel()
+		if res.Outcome < 0 || res.Outcome >= numOutcomes {
+			res = Result{Outcome: Launch, Err: fmt.Errorf("autotune: evaluator returned unknown outcome %d (%v)", int(res.Outcome), res.Err)}
+		}
+		if why, ok := stopped(); ok && res.Outcome != OK {
+			// Interrupted by the end of the search, not the variant's
+			// fault: neither a failure nor a result to learn from.
+			rep.Cut++
+			rep.Stopped = why
+			return rep, nil
+		}
+		e := Eval{Point: p, Result: res, Elapsed: time.Since(start)}
+		rep.add(e)
+		strategy.Tell(p, res)
+		if set.Progress != nil {
+			set.Progress(Progress{
+				Evaluations: rep.Evaluations,
+				Failures:    rep.Failures.Total(),
+				Found:       rep.Found,
+				Best:        rep.Best,
+				BestMs:      rep.BestMs,
+				Elapsed:     e.Elapsed,
+				Last:        e,
+			})
+		}
+	}
+}
+
+// JSONReport is the machine-readable form of a Report (the CLI's --json).
+// Times are in milliseconds; best_ms and speedup are 0 when no variant
+// succeeded, speedup also when the baseline time is unknown (0).
+type JSONReport struct {
+	Kernel         string         `json:"kernel"`
+	Device         string         `json:"device"`
+	Strategy       string         `json:"strategy"`
+	Seed           uint64         `json:"seed"`
+	SpaceSize      *big.Int       `json:"space_size"`
+	Evaluations    int            `json:"evaluations"`
+	Failures       Failures       `json:"failures"`
+	BaselineMs     float64        `json:"baseline_ms"`
+	BestMs         float64        `json:"best_ms"`
+	Speedup        float64        `json:"speedup"`
+	BestParams     map[string]int `json:"best_params"`
+	EvalsPerMinute float64        `json:"evals_per_minute"`
+	ElapsedS       float64        `json:"elapsed_s"`
+	Stopped        string         `json:"stopped"`
+	History        []JSONEval     `json:"history"`
+}
+
+// JSONEval is one evaluation in a JSONReport; ms is 0 for a failure.
+type JSONEval struct {
+	Params    map[string]int `json:"params"`
+	Outcome   Outcome        `json:"outcome"`
+	Ms        float64        `json:"ms"`
+	ElapsedMs float64        `json:"elapsed_ms"`
+}
+
+// JSON returns the serializable form of r, with the fields a search does
+// not know filled from the arguments: the kernel's and device's names and
+// the time of the baseline (unoptimized) kernel in ms, 0 if unknown.
+func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
+	j := &JSONReport{
+		Kernel:         kernel,
+		Device:         device,
+		Strategy:       r.Strategy,
+		Seed:           r.Seed,
+		SpaceSize:      r.SpaceSize,
+		Evaluations:    r.Evaluations,
+		Failures:       r.Failures,
+		BaselineMs:     finite(baselineMs),
+		BestParams:     map[string]int{},
+		EvalsPerMinute: finite(r.EvalsPerMinute),
+		ElapsedS:       r.Elapsed.Seconds(),
+		Stopped:        r.Stopped.String(),
+		History:        make([]JSONEval, 0, len(r.History)),
+	}
+	if j.SpaceSize == nil {
+		j.SpaceSize = new(big.Int)
+	}
+	if r.Found {
+		j.BestMs = r.BestMs
+		j.BestParams = r.Best.Map()
+		if j.BaselineMs > 0 && r.BestMs > 0 {
+			j.Speedup = j.BaselineMs / r.BestMs
+		}
+	}
+	for _, e := range r.History {
+		je := JSONEval{Params: e.Point.Map(), Outcome: e.Result.Outcome, ElapsedMs: float64(e.Elapsed) / float64(time.Millisecond)}
+		if ms := e.Result.Fitness(); !math.IsInf(ms, 1) {
+			je.Ms = ms
+		}
+		j.History = append(j.History, je)
+	}
+	return j
+}
+
+// finite maps NaN and infinities (which JSON cannot hold) to 0.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}

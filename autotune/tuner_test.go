@@ -1,0 +1,304 @@
+package autotune
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/big"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeTime is a deterministic cost over divSpace points: fastest near
+// a=4, b=2, d=1.
+func fakeTime(p Point) float64 {
+	a, b, c, d := float64(p.Get("a")), float64(p.Get("b")), float64(p.Get("c")), float64(p.Get("d"))
+	return 1 + (a-4)*(a-4) + (b-2)*(b-2) + c/2 + (d-1)/4
+}
+
+// fakeEval fails some points of divSpace: a=5 does not compile, b=3 is
+// illegal, and the point that would be fastest computes wrong results.
+func fakeEval(_ context.Context, p Point) Result {
+	switch {
+	case p.Get("a") == 5:
+		return Result{Outcome: Compile, Err: errors.New("no")}
+	case p.Get("b") == 3:
+		return Result{Outcome: Illegal}
+	case p.Key() == "4,2,0,1":
+		return Result{Outcome: Wrong, Ms: 0.001}
+	}
+	return Result{Outcome: OK, Ms: fakeTime(p)}
+}
+
+func TestTuneExhaustive(t *testing.T) {
+	s := divSpace(t)
+	var mu sync.Mutex
+	calls := map[string]int{}
+	ev := EvaluatorFunc(func(ctx context.Context, p Point) Result {
+		mu.Lock()
+		calls[p.Key()]++
+		mu.Unlock()
+		return fakeEval(ctx, p)
+	})
+	var progress []Progress
+	rep, err := Tune(context.Background(), Settings{Seed: 9, Progress: func(p Progress) { progress = append(progress, p) }}, s, NewExhaustive(s), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(s.Size().Int64())
+	if rep.Evaluations != n || len(rep.History) != n || len(calls) != n || len(progress) != n {
+		t.Fatalf("evaluations %d, history %d, distinct points %d, progress calls %d; want %d each", rep.Evaluations, len(rep.History), len(calls), len(progress), n)
+	}
+	for k, c := range calls {
+		if c != 1 {
+			t.Errorf("%s evaluated %d times", k, c)
+		}
+	}
+	// Expected failures and best, by listing.
+	var want Failures
+	bestMs, best := math.Inf(1), ""
+	for i := range n {
+		p := s.At(big.NewInt(int64(i)))
+		r := fakeEval(context.Background(), p)
+		if f := want.field(r.Outcome); f != nil {
+			*f++
+		}
+		if r.Outcome == OK && r.Ms < bestMs {
+			bestMs, best = r.Ms, p.Key()
+		}
+	}
+	if rep.Failures != want || want.Wrong != 1 || want.Compile == 0 || want.Illegal == 0 {
+		t.Errorf("failures %+v, want %+v", rep.Failures, want)
+	}
+	if !rep.Found || rep.Best.Key() != best || rep.BestMs != bestMs {
+		t.Errorf("best %v (%v ms), want %s (%v ms)", rep.Best, rep.BestMs, best, bestMs)
+	}
+	if rep.Stopped != StopExhausted || rep.Strategy != "exhaustive" || rep.Seed != 9 || rep.SpaceSize.Int64() != int64(n) {
+		t.Errorf("report header: %v %s %d %v", rep.Stopped, rep.Strategy, rep.Seed, rep.SpaceSize)
+	}
+	last := progress[len(progress)-1]
+	if last.Evaluations != n || last.Failures != want.Total() || last.Best.Key() != best || !last.Last.Point.Equal(rep.History[n-1].Point) {
+		t.Errorf("last progress %+v", last)
+	}
+	for i := 1; i < n; i++ {
+		if rep.History[i].Elapsed < rep.History[i-1].Elapsed {
+			t.Errorf("history elapsed times go back at %d", i)
+		}
+	}
+	if rep.EvalsPerMinute <= 0 {
+		t.Errorf("evals per minute %v", rep.EvalsPerMinute)
+	}
+}
+
+func TestTuneNeverPicksFailure(t *testing.T) {
+	s := divSpace(t)
+	// Every evaluation fails with a tiny time.
+	ev := EvaluatorFunc(func(context.Context, Point) Result { return Result{Outcome: Timeout, Ms: 1e-9} })
+	rep, err := Tune(context.Background(), Settings{}, s, NewRandom(s, NewRand(1)), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found || !rep.Best.IsZero() || rep.BestMs != 0 || rep.Failures.Timeout != rep.Evaluations {
+		t.Errorf("found %v best %v (%v ms), failures %+v", rep.Found, rep.Best, rep.BestMs, rep.Failures)
+	}
+	j := rep.JSON("k", "d", 5)
+	if j.BestMs != 0 || j.Speedup != 0 || len(j.BestParams) != 0 {
+		t.Errorf("JSON of a search without success: %+v", j)
+	}
+}
+
+func TestTuneMaxEvals(t *testing.T) {
+	s := chainSpace(t, 12)
+	rep, err := Tune(context.Background(), Settings{MaxEvals: 25}, s, NewRandom(s, NewRand(1)), EvaluatorFunc(func(_ context.Context, p Point) Result {
+		return Result{Outcome: OK, Ms: float64(p.Value(0))}
+	}))
+	if err != nil || rep.Evaluations != 25 || rep.Stopped != StopMaxEvals {
+		t.Errorf("evaluations %d, stopped %v, err %v", rep.Evaluations, rep.Stopped, err)
+	}
+}
+
+func TestTuneReproducible(t *testing.T) {
+	s := chainSpace(t, 6)
+	run := func(seed uint64) string {
+		rep, err := Tune(context.Background(), Settings{MaxEvals: 200, Seed: seed}, s, NewRandom(s, NewRand(seed)), EvaluatorFunc(func(_ context.Context, p Point) Result {
+			return Result{Outcome: OK, Ms: float64(p.Value(0)*p.Value(3) + p.Value(5))}
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, e := range rep.History {
+			b.WriteString(e.Point.Key() + ";")
+		}
+		return b.String()
+	}
+	if a, b := run(3), run(3); a != b {
+		t.Errorf("same seed, different histories")
+	}
+	if a, b := run(3), run(4); a == b {
+		t.Errorf("different seeds, same history")
+	}
+}
+
+// sleeper takes d per evaluation, or until ctx is done (then Timeout).
+func sleeper(d time.Duration, honourCtx bool) Evaluator {
+	return EvaluatorFunc(func(ctx context.Context, p Point) Result {
+		if !honourCtx {
+			time.Sleep(d)
+			return Result{Outcome: OK, Ms: float64(p.Value(0))}
+		}
+		select {
+		case <-time.After(d):
+			return Result{Outcome: OK, Ms: float64(p.Value(0))}
+		case <-ctx.Done():
+			return Result{Outcome: Timeout}
+		}
+	})
+}
+
+func TestTuneBudget(t *testing.T) {
+	const budget = 300 * time.Millisecond
+	s := chainSpace(t, 12)
+	for _, tc := range []struct {
+		name   string
+		ev     Evaluator
+		margin time.Duration
+	}{
+		// Evaluations longer than what is left are cut at the deadline.
+		{"honours ctx", sleeper(70*time.Millisecond, true), 50 * time.Millisecond},
+		// An evaluator that ignores ctx overruns by at most one evaluation.
+		{"ignores ctx", sleeper(20*time.Millisecond, false), 20*time.Millisecond + 50*time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			rep, err := Tune(context.Background(), Settings{Budget: budget}, s, NewRandom(s, NewRand(1)), tc.ev)
+			elapsed := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if elapsed > budget+tc.margin || rep.Elapsed > budget+tc.margin {
+				t.Errorf("search took %v (report %v), budget %v + %v", elapsed, rep.Elapsed, budget, tc.margin)
+			}
+			if rep.Stopped != StopBudget || rep.Evaluations == 0 || rep.Failures.Total() != 0 {
+				t.Errorf("stopped %v after %d evaluations, failures %+v", rep.Stopped, rep.Evaluations, rep.Failures)
+			}
+			t.Logf("%d evaluations, %d cut, %v", rep.Evaluations, rep.Cut, elapsed)
+		})
+	}
+}
+
+func TestTuneCancel(t *testing.T) {
+	s := chainSpace(t, 12)
+	// Cancelled between evaluations (Ctrl-C during the search).
+	ctx, cancel := context.WithCancel(context.Background())
+	rep, err := Tune(ctx, Settings{Progress: func(p Progress) {
+		if p.Evaluations == 5 {
+			cancel()
+		}
+	}}, s, NewRandom(s, NewRand(1)), sleeper(0, true))
+	if err != nil || rep.Evaluations != 5 || rep.Stopped != StopCancelled || !rep.Found {
+		t.Errorf("evaluations %d, stopped %v, found %v, err %v", rep.Evaluations, rep.Stopped, rep.Found, err)
+	}
+
+	// Cancelled during an evaluation: that one is cut, the others kept.
+	ctx, cancel = context.WithCancel(context.Background())
+	n := 0
+	rep, err = Tune(ctx, Settings{}, s, NewRandom(s, NewRand(1)), EvaluatorFunc(func(ctx context.Context, p Point) Result {
+		n++
+		if n == 3 {
+			cancel()
+			<-ctx.Done()
+			return Result{Outcome: Launch, Err: ctx.Err()}
+		}
+		return Result{Outcome: OK, Ms: 1}
+	}))
+	if err != nil || rep.Evaluations != 2 || rep.Cut != 1 || rep.Stopped != StopCancelled || rep.Failures.Total() != 0 {
+		t.Errorf("evaluations %d, cut %d, stopped %v, failures %+v, err %v", rep.Evaluations, rep.Cut, rep.Stopped, rep.Failures, err)
+	}
+
+	// A measurement that completes as the search is cancelled is kept.
+	ctx, cancel = context.WithCancel(context.Background())
+	rep, _ = Tune(ctx, Settings{}, s, NewRandom(s, NewRand(1)), EvaluatorFunc(func(ctx context.Context, p Point) Result {
+		cancel()
+		return Result{Outcome: OK, Ms: 3}
+	}))
+	if rep.Evaluations != 1 || rep.Cut != 0 || !rep.Found || rep.BestMs != 3 {
+		t.Errorf("completed measurement lost: %+v", rep)
+	}
+}
+
+func TestTuneEvalTimeout(t *testing.T) {
+	s := chainSpace(t, 12)
+	rep, err := Tune(context.Background(), Settings{EvalTimeout: 5 * time.Millisecond, MaxEvals: 3}, s, NewRandom(s, NewRand(1)), sleeper(time.Hour, true))
+	if err != nil || rep.Evaluations != 3 || rep.Failures.Timeout != 3 || rep.Cut != 0 {
+		t.Errorf("evaluations %d, failures %+v, cut %d, err %v", rep.Evaluations, rep.Failures, rep.Cut, err)
+	}
+}
+
+func TestTunePanicAndUnknownOutcome(t *testing.T) {
+	s := chainSpace(t, 12)
+	n := 0
+	rep, err := Tune(context.Background(), Settings{}, s, NewRandom(s, NewRand(1)), EvaluatorFunc(func(ctx context.Context, p Point) Result {
+		n++
+		switch n {
+		case 1:
+			return Result{Outcome: OK, Ms: 2}
+		case 2:
+			return Result{Outcome: Outcome(99)}
+		}
+		panic("boom")
+	}))
+	if err == nil || !strings.Contains(err.Error(), "boom") || !strings.HasPrefix(err.Error(), "autotune: ") {
+		t.Errorf("err = %v", err)
+	}
+	if rep == nil || rep.Evaluations != 2 || rep.Stopped != StopError || !rep.Found || rep.Failures.Launch != 1 {
+		t.Errorf("report after panic: %+v", rep)
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	s := divSpace(t)
+	rep, err := Tune(context.Background(), Settings{Seed: 42}, s, NewExhaustive(s), EvaluatorFunc(fakeEval))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep.JSON("mxm", "pocl cpu", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"kernel", "device", "strategy", "seed", "space_size", "evaluations", "failures", "baseline_ms", "best_ms", "speedup", "best_params", "evals_per_minute", "history"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, b)
+		}
+	}
+	f := m["failures"].(map[string]any)
+	for _, k := range []string{"illegal", "compile", "launch", "wrong", "timeout"} {
+		if _, ok := f[k]; !ok {
+			t.Errorf("failures lack %q", k)
+		}
+	}
+	var back JSONReport
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Kernel != "mxm" || back.Seed != 42 || back.SpaceSize.Cmp(s.Size()) != 0 || back.Evaluations != rep.Evaluations ||
+		back.Failures != rep.Failures || back.BestMs != rep.BestMs || back.Speedup != 20/rep.BestMs ||
+		back.BestParams["a"] != rep.Best.Get("a") || len(back.History) != len(rep.History) {
+		t.Errorf("round trip: %+v", back)
+	}
+	for i, e := range back.History {
+		if e.Outcome != rep.History[i].Result.Outcome || (e.Outcome != OK && e.Ms != 0) || len(e.Params) != 4 {
+			t.Errorf("history %d: %+v", i, e)
+		}
+	}
+	if !strings.Contains(string(b), `"outcome":"wrong"`) {
+		t.Errorf("outcomes not written by name: %s", b)
+	}
+}

@@ -1,0 +1,315 @@
+// Package genetic is the paper's genetic-algorithm search strategy for
+// package autotune: a population of points evolved by tournament
+// selection, uniform crossover, per-gene mutation and elitism, with the
+// fitness of a point being its measured time (lower is better; a failed
+// point has fitness +Inf and never wins a tournament against a working
+// one).
+//
+// Children are brought back into the search space with Space.Repair, so
+// every proposal satisfies the space's constraints. A point is measured at
+// most once: results are cached by Point.Key, and a generation whose
+// children were all measured before gets random immigrants instead.
+package genetic
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/hplopt/hplopt/autotune"
+)
+
+var _ autotune.Strategy = (*GA)(nil)
+
+// Settings controls the genetic algorithm. The zero value gives the
+// defaults below.
+type Settings struct {
+	// Population is the number of individuals per generation. Default 20.
+	Population int
+	// Tournament is the number of individuals drawn (with replacement) to
+	// select a parent; the fittest of them wins. Default 3.
+	Tournament int
+	// Crossover is the probability that a child is the uniform crossover
+	// of two parents (each gene from either with equal probability) rather
+	// than a copy of the first. Default 0.9; negative for none.
+	Crossover float64
+	// Mutation is the per-gene probability that a child's gene is redrawn
+	// from its range (given the genes before it). Default 0.1; negative
+	// for none.
+	Mutation float64
+	// Elite is the number of the best working individuals carried over
+	// unchanged to the next generation. Default 2; negative for none.
+	Elite int
+	// Immigrants is the number of random new individuals that replace the
+	// worst children when a generation would need no new measurement.
+	// Default Population/2 (at least 1).
+	Immigrants int
+	// Seeds are individuals of the first generation (for example the
+	// baseline setting), repaired into the space; the rest of it is drawn
+	// at random. Default none.
+	Seeds []autotune.Point
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.Population <= 0 {
+		s.Population = 20
+	}
+	if s.Tournament <= 0 {
+		s.Tournament = 3
+	}
+	if s.Crossover == 0 {
+		s.Crossover = 0.9
+	}
+	if s.Mutation == 0 {
+		s.Mutation = 0.1
+	}
+	switch {
+	case s.Elite == 0:
+		s.Elite = 2
+	case s.Elite < 0:
+		s.Elite = 0
+	}
+	s.Elite = min(s.Elite, s.Population-1)
+	if s.Immigrants <= 0 {
+		s.Immigrants = max(1, s.Population/2)
+	}
+	s.Immigrants = min(s.Immigrants, s.Population)
+	return s
+}
+
+// GA is the genetic-algorithm strategy. Make one with New.
+type GA struct {
+	space   *autotune.Space
+	r       *rand.Rand
+	set     Settings
+	sampler *autotune.Random // distinct random points: first generation, immigrants
+
+	pop     []autotune.Point   // current generation
+	pending []autotune.Point   // its points not yet proposed, in order
+	fitness map[string]float64 // measured points: time, +Inf for failures
+	gen     int
+	done    bool
+}
+
+// New returns a genetic search of space drawing from r.
+func New(space *autotune.Space, r *rand.Rand, set Settings) *GA {
+	return &GA{
+		space:   space,
+		r:       r,
+		set:     set.withDefaults(),
+		sampler: autotune.NewRandom(space, r),
+		fitness: map[string]float64{},
+	}
+}
+
+// Name returns "genetic".
+func (*GA) Name() string { return "genetic" }
+
+// Generation returns the number of the current generation, from 1 (0
+// before the first proposal).
+func (g *GA) Generation() int { return g.gen }
+
+// Next returns the next individual of the current generation that was
+// never measured, breeding a new generation when the current one is done.
+// ok is false once every point of the space was measured.
+func (g *GA) Next() (autotune.Point, bool) {
+	for !g.done {
+		for len(g.pending) > 0 {
+			p := g.pending[0]
+			g.pending = g.pending[1:]
+			if _, seen := g.fitness[p.Key()]; !seen {
+				return p, true
+			}
+		}
+		if g.gen == 0 {
+			g.first()
+		} else {
+			g.breed()
+		}
+		g.gen++
+		g.pending = g.unmeasured(g.pop)
+		if len(g.pending) == 0 {
+			g.done = true
+		}
+	}
+	return autotune.Point{}, false
+}
+
+// Tell records the result of p.
+func (g *GA) Tell(p autotune.Point, r autotune.Result) {
+	g.fitness[p.Key()] = r.Fitness()
+}
+
+// fit returns p's fitness, +Inf if it was not measured.
+func (g *GA) fit(p autotune.Point) float64 {
+	if f, ok := g.fitness[p.Key()]; ok {
+		return f
+	}
+	return math.Inf(1)
+}
+
+// unmeasured returns the distinct points of pop that were never measured.
+func (g *GA) unmeasured(pop []autotune.Point) []autotune.Point {
+	var out []autotune.Point
+	seen := map[string]bool{}
+	for _, p := range pop {
+		k := p.Key()
+		if _, ok := g.fitness[k]; ok || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// fresh returns a random point never measured and not in avoid, or false
+// when the sampler has no point left.
+func (g *GA) fresh(avoid map[string]bool) (autotune.Point, bool) {
+	for {
+		p, ok := g.sampler.Next()
+		if !ok {
+			return autotune.Point{}, false
+		}
+		if _, measured := g.fitness[p.Key()]; !measured && !avoid[p.Key()] {
+			return p, true
+		}
+	}
+}
+
+// first makes the first generation: the seeds, then random points.
+func (g *GA) first() {
+	in := map[string]bool{}
+	for _, s := range g.set.Seeds {
+		if len(g.pop) == g.set.Population {
+			break
+		}
+		p := g.space.Repair(s)
+		if !g.space.Contains(p) || in[p.Key()] {
+			continue
+		}
+		in[p.Key()] = true
+		g.pop = append(g.pop, p)
+	}
+	for len(g.pop) < g.set.Population {
+		p, ok := g.fresh(in)
+		if !ok {
+			break
+		}
+		in[p.Key()] = true
+		g.pop = append(g.pop, p)
+	}
+}
+
+// breed replaces the population with the next generation.
+func (g *GA) breed() {
+	old := g.pop
+	if len(old) == 0 {
+		return
+	}
+	// Rank by fitness; ties keep population order.
+	order := make([]int, len(old))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		fa, fb := g.fit(old[a]), g.fit(old[b])
+		switch {
+		case fa < fb:
+			return -1
+		case fa > fb:
+			return 1
+		}
+		return 0
+	})
+	var next []autotune.Point
+	for _, i := range order[:min(g.set.Elite, len(order))] {
+		if !math.IsInf(g.fit(old[i]), 1) {
+			next = append(next, old[i])
+		}
+	}
+	elite := len(next)
+	for len(next) < g.set.Population {
+		a := g.tournament(old)
+		child := a
+		if g.r.Float64() < g.set.Crossover {
+			child = g.crossover(a, g.tournament(old))
+		}
+		next = append(next, g.mutate(child))
+	}
+	if len(g.unmeasured(next)) == 0 {
+		g.immigrate(next, elite)
+	}
+	g.pop = next
+}
+
+// tournament returns the fittest of Tournament individuals drawn at random.
+func (g *GA) tournament(pop []autotune.Point) autotune.Point {
+	best := pop[g.r.IntN(len(pop))]
+	for i := 1; i < g.set.Tournament; i++ {
+		p := pop[g.r.IntN(len(pop))]
+		if g.fit(p) < g.fit(best) {
+			best = p
+		}
+	}
+	return best
+}
+
+// crossover returns the uniform crossover of a and b, repaired.
+func (g *GA) crossover(a, b autotune.Point) autotune.Point {
+	vals := a.Values()
+	for k := range vals {
+		if g.r.IntN(2) == 1 {
+			vals[k] = b.Value(k)
+		}
+	}
+	p, err := g.space.FromValues(vals)
+	if err != nil {
+		return a
+	}
+	return g.space.Repair(p)
+}
+
+// mutate redraws each gene with probability Mutation from its range given
+// the genes before it, repairing the genes after it.
+func (g *GA) mutate(p autotune.Point) autotune.Point {
+	for k := 0; k < p.Len(); k++ {
+		if g.r.Float64() >= g.set.Mutation {
+			continue
+		}
+		r := g.space.Range(k, p)
+		if len(r) == 0 {
+			continue
+		}
+		p = g.space.Repair(p.With(k, r[g.r.IntN(len(r))]))
+	}
+	return p
+}
+
+// immigrate replaces the worst Immigrants children of next (all of them
+// measured) with random points never measured.
+func (g *GA) immigrate(next []autotune.Point, elite int) {
+	children := make([]int, 0, len(next)-elite)
+	for i := elite; i < len(next); i++ {
+		children = append(children, i)
+	}
+	slices.SortStableFunc(children, func(a, b int) int {
+		fa, fb := g.fit(next[a]), g.fit(next[b])
+		switch {
+		case fa > fb:
+			return -1
+		case fa < fb:
+			return 1
+		}
+		return 0
+	})
+	in := map[string]bool{}
+	for _, i := range children[:min(g.set.Immigrants, len(children))] {
+		p, ok := g.fresh(in)
+		if !ok {
+			return
+		}
+		in[p.Key()] = true
+		next[i] = p
+	}
+}

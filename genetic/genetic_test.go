@@ -1,0 +1,202 @@
+package genetic
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hplopt/hplopt/autotune"
+)
+
+func table2(t testing.TB, spec autotune.Table2Spec) *autotune.Space {
+	t.Helper()
+	s, _, err := autotune.Table2(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// model is a made-up cost over Table 2 points of a 2D kernel with one
+// loop: best near work-groups of 128, 4 points per work-item, 32-wide
+// tiles, uf 4, local memory; lmem with too large a footprint is illegal.
+func model(_ context.Context, p autotune.Point) autotune.Result {
+	l2 := func(v int) float64 { return math.Log2(float64(max(v, 1))) }
+	wg := p.Get("lszx") * p.Get("lszy")
+	bs := p.Get("bszx") * p.Get("bszy")
+	perItem := (1024 / p.Get("bszx") / p.Get("szx")) * (1024 / p.Get("bszy") / p.Get("szy"))
+	tw := p.Get("tw0")
+	if p.Get("lmem") == 1 && (tw == 0 || p.Get("lszx")*p.Get("bszx")*tw*8 > 48<<10) {
+		return autotune.Result{Outcome: autotune.Illegal}
+	}
+	ms := 10.0
+	ms *= 1 + 0.3*math.Abs(l2(wg)-7)
+	ms *= 1 + 0.2*math.Abs(l2(bs)-2)
+	ms *= 1 + 0.1*math.Abs(l2(perItem)-1)
+	if tw == 0 {
+		ms *= 1.5
+	} else {
+		ms *= 1 + 0.1*math.Abs(l2(tw)-5)
+	}
+	ms *= 1 + 0.1*math.Abs(l2(p.Get("uf"))-2)
+	if p.Get("lmem") == 1 {
+		ms *= 0.6
+	}
+	if p.Get("fullunroll") == 1 {
+		ms *= 0.9
+	}
+	return autotune.Result{Outcome: autotune.OK, Ms: ms}
+}
+
+// simple is a cost for any space: the sum of the values, with points
+// whose first value is 2 failing.
+func simple(_ context.Context, p autotune.Point) autotune.Result {
+	if p.Value(0) == 2 {
+		return autotune.Result{Outcome: autotune.Compile}
+	}
+	sum := 0
+	for _, v := range p.Values() {
+		sum += v
+	}
+	return autotune.Result{Outcome: autotune.OK, Ms: float64(sum)}
+}
+
+func run(t testing.TB, space *autotune.Space, seed uint64, set Settings, max int) *autotune.Report {
+	t.Helper()
+	return runWith(t, space, seed, set, max, model)
+}
+
+func runWith(t testing.TB, space *autotune.Space, seed uint64, set Settings, max int, ev autotune.EvaluatorFunc) *autotune.Report {
+	t.Helper()
+	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: max, Seed: seed}, space, New(space, autotune.NewRand(seed), set), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func history(rep *autotune.Report) string {
+	var b strings.Builder
+	for _, e := range rep.History {
+		b.WriteString(e.Point.Key())
+		b.WriteString(e.Result.Outcome.String())
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+func TestDefaults(t *testing.T) {
+	got := Settings{}.withDefaults()
+	want := Settings{Population: 20, Tournament: 3, Crossover: 0.9, Mutation: 0.1, Elite: 2, Immigrants: 10}
+	if !(got.Population == want.Population && got.Tournament == want.Tournament && got.Crossover == want.Crossover &&
+		got.Mutation == want.Mutation && got.Elite == want.Elite && got.Immigrants == want.Immigrants) {
+		t.Errorf("defaults %+v, want %+v", got, want)
+	}
+	got = Settings{Elite: -1, Crossover: -1, Mutation: -1, Population: 1}.withDefaults()
+	if got.Elite != 0 || got.Crossover >= 0 || got.Mutation >= 0 || got.Immigrants != 1 {
+		t.Errorf("negative settings %+v", got)
+	}
+}
+
+// TestEveryPointOnce runs the genetic search on a small space to the end:
+// it must propose every point of the space exactly once (duplicates are
+// never re-measured) and each proposal must be in the space.
+func TestEveryPointOnce(t *testing.T) {
+	for _, spec := range []autotune.Table2Spec{
+		{Domain: []int{8}, Loops: []int{8}},
+		{Domain: []int{12, 3}},
+	} {
+		space := table2(t, spec)
+		n := int(space.Size().Int64())
+		for _, set := range []Settings{{}, {Population: 5, Mutation: -1}, {Population: 50}} {
+			rep := runWith(t, space, 1, set, 0, simple)
+			seen := map[string]bool{}
+			for _, e := range rep.History {
+				if seen[e.Point.Key()] {
+					t.Fatalf("%+v %+v: %v measured twice", spec, set, e.Point)
+				}
+				if !space.Contains(e.Point) {
+					t.Fatalf("%+v: %v not in the space", spec, e.Point)
+				}
+				seen[e.Point.Key()] = true
+			}
+			if rep.Evaluations != n || rep.Stopped != autotune.StopExhausted {
+				t.Errorf("%+v %+v: %d evaluations of %d points, stopped %v", spec, set, rep.Evaluations, n, rep.Stopped)
+			}
+		}
+	}
+}
+
+func TestReproducible(t *testing.T) {
+	space := table2(t, autotune.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	a, b, c := run(t, space, 7, Settings{}, 300), run(t, space, 7, Settings{}, 300), run(t, space, 8, Settings{}, 300)
+	if history(a) != history(b) {
+		t.Errorf("same seed, different histories")
+	}
+	if history(a) == history(c) {
+		t.Errorf("different seeds, same history")
+	}
+	for _, e := range a.History {
+		if !space.Contains(e.Point) {
+			t.Fatalf("%v not in the space", e.Point)
+		}
+	}
+	if !a.Found || math.IsInf(a.BestMs, 0) || a.Failures.Illegal == 0 {
+		t.Errorf("best %v ms, failures %+v", a.BestMs, a.Failures)
+	}
+}
+
+func TestSeeds(t *testing.T) {
+	space := table2(t, autotune.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	base, err := space.PointOf(map[string]int{"szx": 1024, "szy": 1024, "lszx": 64, "lszy": 1, "bszx": 1, "bszy": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// uf=0 is outside the space: Repair makes it 1.
+	ga := New(space, autotune.NewRand(1), Settings{Seeds: []autotune.Point{base, base}})
+	p, ok := ga.Next()
+	if !ok || p.Key() != space.Repair(base).Key() || p.Get("uf") != 1 || ga.Generation() != 1 {
+		t.Errorf("first proposal %v, want the repaired seed", p)
+	}
+	ga.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: 1})
+	for range 19 {
+		q, _ := ga.Next()
+		if q.Equal(p) {
+			t.Errorf("seed proposed twice")
+		}
+		ga.Tell(q, autotune.Result{Outcome: autotune.Wrong})
+	}
+	if _, ok := ga.Next(); !ok || ga.Generation() != 2 {
+		t.Errorf("second generation not bred")
+	}
+	// The working seed is the only elite, kept in generation 2.
+	if !slices.ContainsFunc(ga.pop, p.Equal) {
+		t.Errorf("elite lost")
+	}
+}
+
+// TestBeatsRandom compares the genetic search with random search, the
+// baseline, on the made-up cost model over 12 seeds of 300 evaluations.
+func TestBeatsRandom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	space := table2(t, autotune.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	var ga, rnd []float64
+	for seed := uint64(1); seed <= 12; seed++ {
+		ga = append(ga, run(t, space, seed, Settings{}, 300).BestMs)
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 300}, space, autotune.NewRandom(space, autotune.NewRand(seed)), autotune.EvaluatorFunc(model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rnd = append(rnd, rep.BestMs)
+	}
+	slices.Sort(ga)
+	slices.Sort(rnd)
+	t.Logf("best ms over 12 seeds, sorted:\ngenetic %.3f\nrandom  %.3f", ga, rnd)
+	if ga[len(ga)/2] > rnd[len(rnd)/2] {
+		t.Errorf("median best: genetic %.3f, random %.3f", ga[len(ga)/2], rnd[len(rnd)/2])
+	}
+}
