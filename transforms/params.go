@@ -15,13 +15,19 @@ type Params struct {
 	Local      [3]int // lszx lszy lszz: work-items per work-group and dimension
 	Block      [3]int // bszx bszy bszz: points per block of the block-cyclic distribution
 	FullUnroll bool   // fullunroll: fully unroll the work distribution (point) loops
+	// Interleave (interleave) places the points of a work-item's block lsz
+	// apart instead of side by side, so that neighbouring work-items touch
+	// neighbouring elements (coalesced global and conflict-free local
+	// accesses). An extension of the paper's Table 2; false is the paper's
+	// block-cyclic layout.
+	Interleave bool
 	Tile       [3]int // tw0 tw1 tw2: tile size per compute loop, outermost first; 0 = no tiling
 	Unroll     int    // uf: unroll factor of the innermost compute loop; 0 or 1 = none
 	LocalMem   bool   // lmem: stage arrays in local memory
 }
 
 // names lists every parameter name in a fixed order.
-var names = []string{"szx", "szy", "szz", "lszx", "lszy", "lszz", "bszx", "bszy", "bszz", "fullunroll", "tw0", "tw1", "tw2", "uf", "lmem"}
+var names = []string{"szx", "szy", "szz", "lszx", "lszy", "lszz", "bszx", "bszy", "bszz", "fullunroll", "interleave", "tw0", "tw1", "tw2", "uf", "lmem"}
 
 // Names returns the parameter names in their fixed order.
 func Names() []string { return append([]string(nil), names...) }
@@ -40,6 +46,8 @@ func (p *Params) field(name string) (*int, *bool) {
 		return &p.Unroll, nil
 	case "fullunroll":
 		return nil, &p.FullUnroll
+	case "interleave":
+		return nil, &p.Interleave
 	case "lmem":
 		return nil, &p.LocalMem
 	}
@@ -106,7 +114,7 @@ func Relevant(dims, loops int) []string {
 			if loops == 0 {
 				continue
 			}
-		case n[len(n)-1] >= 'x' && n[len(n)-1] <= 'z' && n != "fullunroll":
+		case n[len(n)-1] >= 'x' && n[len(n)-1] <= 'z' && n != "fullunroll" && n != "interleave":
 			if int(n[len(n)-1]-'x') >= dims {
 				continue
 			}
