@@ -1,0 +1,481 @@
+// Package kernels holds the paper's eight benchmarks (its section 5) as
+// single-point hpl kernels, with the problem sizes of its Table 3, inputs
+// made from a seed, and a plain Go reference to check any variant against.
+//
+// A benchmark is run by making an Instance, whose Args go to hpl.Eval in the
+// kernel's parameter order and whose Global is the single-point launch:
+//
+//	b, _ := kernels.Get("matmul")
+//	inst, _ := b.Instance(b.Sizes["tiny"], 1)
+//	err := hpl.Eval(b.Kernel).Global(inst.Global...).Run(inst.Args...)
+//	...
+//	err = inst.Check(0) // compare every output element with the reference
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hplopt/hplopt/hpl"
+)
+
+// Classes lists the size classes every benchmark has: "tiny" (seconds on a
+// CPU OpenCL device, for tests) and the paper's small, medium and large.
+var Classes = []string{"tiny", "S", "M", "L"}
+
+// Size is one problem size. N holds the points per dimension of the global
+// domain, x first (the single-point launch); K holds the lengths of the
+// compute loops, outermost first (the paper's -n and -k).
+type Size struct {
+	N, K []int
+}
+
+func (s Size) String() string {
+	return "n=" + joinInts(s.N, "x") + " k=" + joinInts(s.K, "x")
+}
+
+func joinInts(v []int, sep string) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, sep)
+}
+
+// Benchmark is one of the paper's eight kernels.
+type Benchmark struct {
+	Name   string      // the command-line name: "matmul"
+	Paper  string      // the paper's name: "MATMUL"
+	Doc    string      // one line saying what it computes
+	Kernel *hpl.Kernel // the single-point kernel
+	Dims   int         // dimensions of the global domain (1 to 3)
+	Loops  int         // compute loops, nested (the number of -k values)
+	Sizes  map[string]Size
+
+	setup func(in *Instance, g *gen)
+}
+
+// All returns the eight benchmarks in the paper's order.
+func All() []*Benchmark { return append([]*Benchmark(nil), all...) }
+
+// Names returns the benchmarks' command-line names.
+func Names() []string {
+	var n []string
+	for _, b := range all {
+		n = append(n, b.Name)
+	}
+	return n
+}
+
+// Get returns the benchmark with the given command-line name; the error
+// lists the names.
+func Get(name string) (*Benchmark, error) {
+	for _, b := range all {
+		if b.Name == name {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("kernels: no benchmark %q (have %s)", name, strings.Join(Names(), ", "))
+}
+
+// ParseSize makes a Size from a class name and/or explicit values, the
+// paper's -n and -k. An explicit list replaces that part of the class's
+// size; one value stands for all dimensions (or loops), as in the paper's
+// "-n 1024". With no class, both lists are needed, except for nbody, whose
+// loop runs over all N bodies. The result is validated: see Validate.
+func (b *Benchmark) ParseSize(class string, n, k []int) (Size, error) {
+	var s Size
+	if class != "" {
+		c, ok := b.Sizes[class]
+		if !ok {
+			return Size{}, fmt.Errorf("kernels: %s has no size class %q (have %s)", b.Name, class, strings.Join(Classes, ", "))
+		}
+		s = Size{N: append([]int(nil), c.N...), K: append([]int(nil), c.K...)}
+	}
+	var err error
+	if n != nil {
+		if s.N, err = spread(b.Name, "-n", "global dimension", n, b.Dims); err != nil {
+			return Size{}, err
+		}
+	}
+	if k != nil {
+		if s.K, err = spread(b.Name, "-k", "compute loop", k, b.Loops); err != nil {
+			return Size{}, err
+		}
+	}
+	if b.Name == "nbody" && k == nil && n != nil {
+		s.K = []int{s.N[0]}
+	}
+	if s.N == nil {
+		return Size{}, fmt.Errorf("kernels: %s needs a size: give --size (%s) or -n with %s", b.Name, strings.Join(Classes, ", "), count(b.Dims, "value"))
+	}
+	if s.K == nil {
+		return Size{}, fmt.Errorf("kernels: %s needs -k with %s (the compute loop lengths, outermost first) or --size", b.Name, count(b.Loops, "value"))
+	}
+	return s, b.Validate(s)
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("1 or %d %ss", n, what)
+}
+
+// spread checks the number of values of a flag and repeats a single value.
+func spread(bench, flag, what string, v []int, want int) ([]int, error) {
+	switch len(v) {
+	case want:
+		return append([]int(nil), v...), nil
+	case 1:
+		out := make([]int, want)
+		for i := range out {
+			out[i] = v[0]
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("kernels: %s has %d %s(s): %s takes %s, not %d", bench, want, what, flag, count(want, "value"), len(v))
+}
+
+// maxElems bounds every array: kernels index with 32-bit ints.
+const maxElems = math.MaxInt32
+
+// Validate checks a size: the right number of values, all positive, the
+// shape constraints of the benchmark (syrk and syr2k are square, nbody's
+// loop covers all N bodies) and arrays small enough for int indexing.
+func (b *Benchmark) Validate(s Size) error {
+	if len(s.N) != b.Dims {
+		return fmt.Errorf("kernels: %s has %d global dimension(s), the size gives %d", b.Name, b.Dims, len(s.N))
+	}
+	if len(s.K) != b.Loops {
+		return fmt.Errorf("kernels: %s has %d compute loop(s), the size gives %d", b.Name, b.Loops, len(s.K))
+	}
+	for i, v := range s.N {
+		if v <= 0 {
+			return fmt.Errorf("kernels: %s: -n value %d is %d; sizes must be positive", b.Name, i+1, v)
+		}
+	}
+	for i, v := range s.K {
+		if v <= 0 {
+			return fmt.Errorf("kernels: %s: -k value %d is %d; loop lengths must be positive", b.Name, i+1, v)
+		}
+	}
+	switch b.Name {
+	case "syrk", "syr2k":
+		if s.N[0] != s.N[1] {
+			return fmt.Errorf("kernels: %s updates a square matrix: -n %dx%d must have equal values", b.Name, s.N[0], s.N[1])
+		}
+	case "nbody":
+		if s.K[0] != s.N[0] {
+			return fmt.Errorf("kernels: nbody's loop runs over all N bodies: -k %d must equal -n %d", s.K[0], s.N[0])
+		}
+	}
+	// The largest array: the convolutions' input, or the products' operands.
+	big := prod(s.N)
+	switch b.Name {
+	case "conv1d", "conv2d", "conv3d":
+		in := 1
+		for i := range s.N {
+			in *= s.N[len(s.N)-1-i] + s.K[i] - 1
+			if in > maxElems {
+				break
+			}
+		}
+		big = max(big, in, prod(s.K))
+	case "matmul", "syrk", "syr2k":
+		big = max(big, s.N[0]*s.K[0], s.N[1]*s.K[0])
+	case "nbody", "dcs3d":
+		big = max(big, 4*s.N[0], 4*s.K[0])
+	}
+	if big > maxElems || big < 0 {
+		return fmt.Errorf("kernels: %s at %s needs an array of more than 2^31-1 elements", b.Name, s)
+	}
+	return nil
+}
+
+// Instance is a benchmark set up for one size and seed.
+type Instance struct {
+	Bench *Benchmark
+	Size  Size
+	// Args are the kernel's arguments in parameter order: *hpl.Array for
+	// arrays, int32 or float32 for scalars. Inputs hold pseudo-random data
+	// made from the seed; outputs start at zero, except an output that is
+	// also read (syrk's c), which starts random.
+	Args []any
+	// Global is the single-point launch, one work-item per point: Size.N.
+	Global []int
+	// Outputs names the arrays the kernel writes, in parameter order.
+	Outputs []string
+	// Reference computes every output array on the CPU from the initial
+	// inputs (float64 arithmetic, parallel over the points).
+	Reference func() map[string][]float32
+	// FLOPs is the useful work: 2 per multiply-add, 1 per rsqrt, not
+	// counting what the single-point kernel recomputes needlessly (syrk's
+	// alpha*a, DCS3D's grid coordinates). Bytes is the least traffic: each
+	// array read or written once (syrk's c both).
+	FLOPs, Bytes float64
+
+	outs  []*hpl.Array
+	point func(p []int, emit emitFunc) // the reference at one point
+}
+
+// emitFunc receives one reference element: output index (into Outputs),
+// element offset, exact value and error magnitude (the sum of |term|).
+type emitFunc func(out, off int, want, mag float64)
+
+func (in *Instance) output(name string, a *hpl.Array) {
+	in.Outputs = append(in.Outputs, name)
+	in.outs = append(in.outs, a)
+}
+
+// Array returns the instance's argument array called name (nil if none).
+func (in *Instance) Array(name string) *hpl.Array {
+	for i, p := range in.Bench.Kernel.Params() {
+		if p.Name == name {
+			a, _ := in.Args[i].(*hpl.Array)
+			return a
+		}
+	}
+	return nil
+}
+
+// Instance sets the benchmark up for size s with inputs made from seed.
+func (b *Benchmark) Instance(s Size, seed int64) (*Instance, error) {
+	if err := b.Validate(s); err != nil {
+		return nil, err
+	}
+	s = Size{N: append([]int(nil), s.N...), K: append([]int(nil), s.K...)}
+	in := &Instance{Bench: b, Size: s, Global: append([]int(nil), s.N...)}
+	b.setup(in, &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))})
+	in.Reference = func() map[string][]float32 {
+		out := in.blank()
+		in.each(in.allPoints(), func(_ int, out0, off int, want, _ float64) {
+			out[in.Outputs[out0]][off] = float32(want)
+		})
+		return out
+	}
+	return in, nil
+}
+
+func (in *Instance) blank() map[string][]float32 {
+	out := map[string][]float32{}
+	for i, name := range in.Outputs {
+		out[name] = make([]float32, in.outs[i].Len())
+	}
+	return out
+}
+
+// Points is the number of points of the global domain.
+func (in *Instance) Points() int { return prod(in.Size.N) }
+
+func (in *Instance) allPoints() []int {
+	p := make([]int, in.Points())
+	for i := range p {
+		p[i] = i
+	}
+	return p
+}
+
+// each computes the reference at the given linear points (x fastest) in
+// parallel, calling f for every element from the goroutine of the point's
+// worker. Workers write disjoint elements; f must be safe for that.
+func (in *Instance) each(points []int, f func(worker, out, off int, want, mag float64)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(points)/16))
+	var wg sync.WaitGroup
+	chunk := (len(points) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min(len(points), (w+1)*chunk)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(w int, pts []int) {
+			defer wg.Done()
+			p := make([]int, len(in.Size.N))
+			for _, lin := range pts {
+				for d, n := range in.Size.N {
+					p[d] = lin % n
+					lin /= n
+				}
+				in.point(p, func(out, off int, want, mag float64) { f(w, out, off, want, mag) })
+			}
+		}(w, points[lo:hi])
+	}
+	wg.Wait()
+}
+
+// Tolerance is the accepted error of an output element, relative to the
+// sum of the absolute values of the terms that make it (not to the result,
+// which cancellation can make small): float32 sums of terms in any order,
+// and rsqrt's few ulps per term, stay well inside it. With the sum of n
+// terms, it is 1e-5 + 4e-7*sqrt(n); a missing or doubled term is larger
+// than that for the tiny and S sizes.
+func Tolerance(terms int) float64 { return 1e-5 + 4e-7*math.Sqrt(float64(terms)) }
+
+// Terms is the number of terms summed into one output element.
+func (in *Instance) Terms() int { return prod(in.Size.K) }
+
+// Mismatch is an output element outside the tolerance.
+type Mismatch struct {
+	Array     string
+	Index     []int // subscripts, slowest first
+	Got, Want float64
+	Err       float64 // |Got-Want| / magnitude
+}
+
+// CheckError reports the elements that differ from the reference.
+type CheckError struct {
+	Kernel    string
+	Checked   int        // elements compared
+	Bad       int        // elements outside the tolerance
+	Tolerance float64    // relative to the terms' magnitude
+	Worst     []Mismatch // up to five, largest error first
+}
+
+func (e *CheckError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kernels: %s: %d of %d elements differ from the CPU reference (tolerance %.2g of the terms' magnitude)", e.Kernel, e.Bad, e.Checked, e.Tolerance)
+	for _, m := range e.Worst {
+		fmt.Fprintf(&b, "\n\t%s%s = %g, want %g (error %.2g)", m.Array, subscripts(m.Index), m.Got, m.Want, m.Err)
+	}
+	return b.String()
+}
+
+func subscripts(idx []int) string {
+	var b strings.Builder
+	for _, i := range idx {
+		fmt.Fprintf(&b, "[%d]", i)
+	}
+	return b.String()
+}
+
+// Check compares the output arrays (as the device left them: reading them
+// brings them to the host) with the reference, at every point of the domain
+// when sample <= 0 or sample >= Points(), otherwise at sample points drawn
+// deterministically (always including the first and the last). It returns a
+// *CheckError when an element is outside Tolerance.
+func (in *Instance) Check(sample int) error {
+	got := make([][]float32, len(in.outs))
+	for i, a := range in.outs {
+		if err := a.Sync(); err != nil {
+			return fmt.Errorf("kernels: %s: reading %s: %w", in.Bench.Name, in.Outputs[i], err)
+		}
+		got[i] = a.ReadFloat32s()
+	}
+	points := in.allPoints()
+	if sample > 0 && sample < len(points) {
+		points = samplePoints(len(points), sample)
+	}
+	tol := Tolerance(in.Terms())
+	workers := runtime.GOMAXPROCS(0)
+	bad := make([][]Mismatch, workers)
+	checked := make([]int, workers)
+	in.each(points, func(w, out, off int, want, mag float64) {
+		checked[w]++
+		g := float64(got[out][off])
+		e := math.Abs(g-want) / math.Max(mag, math.SmallestNonzeroFloat32)
+		if e <= tol { // NaN fails here
+			return
+		}
+		if math.IsNaN(e) {
+			e = math.Inf(1)
+		}
+		bad[w] = append(bad[w], Mismatch{Array: in.Outputs[out], Index: unflatten(off, in.outs[out].Dims()), Got: g, Want: want, Err: e})
+	})
+	ce := &CheckError{Kernel: in.Bench.Name, Tolerance: tol}
+	var all []Mismatch
+	for w := range bad {
+		ce.Checked += checked[w]
+		all = append(all, bad[w]...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	ce.Bad = len(all)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Err > all[j].Err })
+	ce.Worst = all[:min(5, len(all))]
+	return ce
+}
+
+// samplePoints draws n distinct points of [0, total) deterministically,
+// including 0 and total-1, sorted.
+func samplePoints(total, n int) []int {
+	r := rand.New(rand.NewPCG(uint64(total), uint64(n)))
+	seen := map[int]bool{0: true, total - 1: true}
+	for len(seen) < n {
+		seen[r.IntN(total)] = true
+	}
+	out := make([]int, 0, n)
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// SampleFor returns a sample size for Check that keeps the CPU reference to
+// about maxFLOPs of work: 0 (every point) when the whole reference fits.
+func (in *Instance) SampleFor(maxFLOPs float64) int {
+	if in.FLOPs <= maxFLOPs {
+		return 0
+	}
+	perPoint := in.FLOPs / float64(in.Points())
+	return max(64, int(maxFLOPs/perPoint))
+}
+
+func unflatten(off int, dims []int) []int {
+	idx := make([]int, len(dims))
+	for i := len(dims) - 1; i >= 0; i-- {
+		idx[i] = off % dims[i]
+		off /= dims[i]
+	}
+	return idx
+}
+
+// ---- helpers ----
+
+// gen makes the pseudo-random inputs of an instance.
+type gen struct{ r *rand.Rand }
+
+// filled is a new input array and a private copy of its initial data, which
+// the reference reads (the kernel may overwrite the array).
+type filled struct {
+	arr  *hpl.Array
+	data []float32
+}
+
+// uniform returns a float32 array of the given extents (slowest first)
+// with values uniform in [lo, hi).
+func (g *gen) uniform(lo, hi float64, ext ...int) filled {
+	a := hpl.NewArray(hpl.Float32, ext...)
+	v := a.Float32s()
+	for i := range v {
+		v[i] = float32(lo + (hi-lo)*g.r.Float64())
+	}
+	return filled{arr: a, data: append([]float32(nil), v...)}
+}
+
+func prod(v []int) int {
+	p := 1
+	for _, x := range v {
+		p *= x
+		if p > maxElems || p < 0 {
+			return maxElems + 1
+		}
+	}
+	return p
+}
+
+// slowFirst turns x-first sizes into array extents, slowest first.
+func slowFirst(n []int) []int {
+	out := make([]int, len(n))
+	for i := range n {
+		out[i] = n[len(n)-1-i]
+	}
+	return out
+}
