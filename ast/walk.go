@@ -397,3 +397,39 @@ func SubstituteStmt(s Stmt, repl map[string]Expr) Stmt {
 		return true
 	}).(Stmt)
 }
+
+// Simplify returns n with integer constant subexpressions folded (the
+// identities of Bin) and with blocks that declare nothing merged into the
+// block around them. It rewrites n in place.
+func Simplify(n Node) Node {
+	return Apply(n, nil, func(c *Cursor) bool {
+		switch x := c.Node().(type) {
+		case *Binary:
+			if f := Bin(x.Op, x.X, x.Y); f != Expr(x) {
+				c.Replace(f)
+			} else if l, ok := x.Y.(*IntLit); ok && x.Op == Add && l.Value < 0 {
+				c.Replace(&Binary{Op: Sub, X: x.X, Y: IntConst(-l.Value)})
+			}
+		case *Block:
+			var list []Stmt
+			for _, s := range x.List {
+				if b, ok := s.(*Block); ok && !declares(b) {
+					list = append(list, b.List...)
+					continue
+				}
+				list = append(list, s)
+			}
+			x.List = list
+		}
+		return true
+	})
+}
+
+func declares(b *Block) bool {
+	for _, s := range b.List {
+		if _, ok := s.(*Decl); ok {
+			return true
+		}
+	}
+	return false
+}

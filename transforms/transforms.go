@@ -1,12 +1,24 @@
 // Package transforms implements the optimizer's five passes of the paper's
-// section 3.1 (tiling, local-memory staging, coarsening, private-memory
+// section 3.1 (tiling, coarsening, local-memory staging, private-memory
 // promotion and unrolling) as rewrites of a clone of a single-point kernel,
 // driven by one setting of Params and the access-pattern table of package
 // patterns.
+//
+// The shape every variant takes is the one of the paper's Figures 4 to 9:
+// the compute section is split into the statements before the main compute
+// loop nest (pre), the nest, and the statements after it (post). Work-items
+// own blocks of points, visited block-cyclically; tile loops of the nest are
+// hoisted outside the points of a block, so that a work-group stages each
+// tile of an array in local memory once for all of its points, and values
+// that live across the nest for one point (accumulators, promoted elements)
+// are held in private memory, one scalar per point when the block loops are
+// fully unrolled.
 package transforms
 
 import (
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/patterns"
@@ -18,10 +30,10 @@ import (
 // arguments (loop bounds such as limk).
 type Problem struct {
 	Kernel *ast.Kernel
-	Info   *patterns.Info
+	Info   *patterns.Info // from patterns.Analyze(Kernel); computed by Apply if nil
 	Domain []int
 	Ints   map[string]int
-	// Device limits used by Validate: 0 means unlimited.
+	// Device limits used by Apply and Validate; 0 means unlimited.
 	MaxWorkGroup int    // largest work-group (product of local sizes)
 	MaxWorkItems [3]int // largest local size per dimension
 	LocalMem     int64  // bytes of local memory per work-group
@@ -31,19 +43,44 @@ type Problem struct {
 type Variant struct {
 	Kernel *ast.Kernel
 	Global []int // work-items per dimension (x first)
-	Local  []int // work-group size per dimension; nil lets the driver choose
+	Local  []int // work-group size per dimension
 	// LocalBytes is the local memory the variant declares.
 	LocalBytes int64
+	// Staged lists the arrays (and reference shapes) held in local memory,
+	// Promoted the arrays whose elements are held in private memory.
+	Staged, Promoted []string
 }
 
-// ErrIllegal wraps every reason a setting is rejected.
-var ErrIllegal = errors.New("transforms: illegal setting")
+// ErrIllegal is wrapped by every reason a setting is rejected.
+var ErrIllegal = errors.New("illegal setting")
+
+func illegal(format string, args ...any) error {
+	return fmt.Errorf("transforms: %w: %s", ErrIllegal, fmt.Sprintf(format, args...))
+}
 
 // Apply runs the pass pipeline on a clone of prob.Kernel for setting p. A
 // setting the passes cannot realize correctly is rejected with an error
-// wrapping ErrIllegal that says why; it is never emitted.
-func Apply(prob *Problem, p Params) (*Variant, error) {
-	return nil, errors.New("transforms: not implemented yet")
+// wrapping ErrIllegal that says why; it is never emitted. prob.Kernel is
+// never modified.
+func Apply(prob *Problem, p Params) (v *Variant, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if os.Getenv("HPLOPT_DEBUG") != "" {
+				panic(r)
+			}
+			v, err = nil, fmt.Errorf("transforms: internal error on kernel %s with %s: %v", prob.Kernel.Name, p, r)
+		}
+	}()
+	s, err := newState(prob, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, pass := range Pipeline {
+		if err := pass.Run(s); err != nil {
+			return nil, err
+		}
+	}
+	return s.variant(), nil
 }
 
 // Validate reports whether p is a legal setting for prob, and why not.
@@ -53,12 +90,24 @@ func Validate(prob *Problem, p Params) error {
 }
 
 // Baseline returns the setting that reproduces the single-point kernel's
-// launch: one point per work-item, no tiling, no local memory.
+// launch: one point per work-item, no tiling, no local memory, work-groups
+// of the largest power of two up to 64 items that divides the domain along
+// x (1 along other dimensions).
 func Baseline(prob *Problem) Params {
 	var p Params
 	for d := range prob.Domain {
 		p.Global[d] = prob.Domain[d]
 		p.Block[d] = 1
+		p.Local[d] = 1
+	}
+	for l := 64; l > 1; l /= 2 {
+		if prob.Domain[0]%l == 0 {
+			p.Local[0] = l
+			break
+		}
 	}
 	return p
 }
+
+// String prints a setting as name=value pairs.
+func (p Params) String() string { return Format(p.Map(3, 3)) }
