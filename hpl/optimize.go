@@ -1,0 +1,293 @@
+package hpl
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/codegen"
+	"github.com/hplopt/hplopt/genetic"
+	"github.com/hplopt/hplopt/transforms"
+)
+
+// OptimizerSettings controls a search of the optimizer's parameters: the
+// paper's OptimizerSettings. The zero value searches with the genetic
+// algorithm for 60 seconds with seed 1.
+type OptimizerSettings struct {
+	// Strategy is "genetic", "random" or "exhaustive". Default "": genetic.
+	Strategy string
+	// Seed makes the search reproducible. Default 0: 1.
+	Seed uint64
+	// Time is the search budget (the paper's -t). Default 0: 60 s.
+	Time time.Duration
+	// Evals bounds the number of evaluations (-e). Default 0: no bound.
+	Evals int
+	// Timeout is the fixed part of the limit on one variant's runs, on top
+	// of 20 times the single-point kernel's time. Default 0: 10 s.
+	Timeout time.Duration
+	// Progress, if not nil, is called after each evaluation. Default nil.
+	Progress func(autotune.Progress)
+	// Genetic tunes the genetic algorithm. Default: genetic.Settings{}.
+	Genetic genetic.Settings
+	// Stderr receives the measurement worker's messages. Default nil.
+	Stderr io.Writer
+}
+
+// Strategies lists the search strategies by name.
+var Strategies = []string{"genetic", "random", "exhaustive"}
+
+func (s OptimizerSettings) withDefaults() OptimizerSettings {
+	if s.Strategy == "" {
+		s.Strategy = "genetic"
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	if s.Time == 0 {
+		s.Time = 60 * time.Second
+	}
+	return s
+}
+
+// ParseSettings reads optimizer settings from command-line arguments, as the
+// paper's OptimizerSettings(argc, argv): -s STRATEGY (a prefix is enough:
+// -s g), -t SECONDS, -e EVALUATIONS, --seed N. It returns the arguments it
+// does not know, for the caller's own flags.
+func ParseSettings(args []string) (OptimizerSettings, []string, error) {
+	var s OptimizerSettings
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
+		switch name {
+		case "s", "t", "e", "seed":
+		default:
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return s, nil, fmt.Errorf("hpl: flag -%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		if err := s.set(name, val); err != nil {
+			return s, nil, err
+		}
+	}
+	return s, rest, nil
+}
+
+func (s *OptimizerSettings) set(name, val string) error {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var secs float64
+	var n int
+	var seed uint64
+	fs.Float64Var(&secs, "t", 0, "")
+	fs.IntVar(&n, "e", 0, "")
+	fs.Uint64Var(&seed, "seed", 0, "")
+	switch name {
+	case "s":
+		st, err := StrategyName(val)
+		s.Strategy = st
+		return err
+	case "t":
+		if err := fs.Parse([]string{"-t", val}); err != nil || secs <= 0 {
+			return fmt.Errorf("hpl: -t %s: want a positive number of seconds", val)
+		}
+		s.Time = time.Duration(secs * float64(time.Second))
+	case "e":
+		if err := fs.Parse([]string{"-e", val}); err != nil || n <= 0 {
+			return fmt.Errorf("hpl: -e %s: want a positive number of evaluations", val)
+		}
+		s.Evals = n
+	case "seed":
+		if err := fs.Parse([]string{"-seed", val}); err != nil {
+			return fmt.Errorf("hpl: --seed %s: want a non-negative integer", val)
+		}
+		s.Seed = seed
+	}
+	return nil
+}
+
+// StrategyName resolves a strategy name or a prefix of one (the paper's
+// "-s g[enetic]").
+func StrategyName(s string) (string, error) {
+	for _, name := range Strategies {
+		if s != "" && strings.HasPrefix(name, strings.ToLower(s)) {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("hpl: unknown search strategy %q (known: %s)", s, strings.Join(Strategies, ", "))
+}
+
+// Tuning is the outcome of a search.
+type Tuning struct {
+	Kernel     string
+	Device     string
+	Settings   OptimizerSettings // with defaults filled in
+	Report     *autotune.Report
+	SpaceSize  *big.Int
+	BaselineMs float64 // the single-point kernel's time
+	// Best is the fastest verified variant (nil when none succeeded),
+	// BestParams its setting and Source its OpenCL.
+	Best       *transforms.Variant
+	BestParams map[string]int
+	Source     string
+}
+
+// Speedup is the single-point kernel's time over the best variant's.
+func (t *Tuning) Speedup() float64 {
+	if t.Best == nil || t.Report.BestMs <= 0 {
+		return 0
+	}
+	return t.BaselineMs / t.Report.BestMs
+}
+
+// JSON returns the tuning as the CLI's --json object.
+func (t *Tuning) JSON() *autotune.JSONReport {
+	return t.Report.JSON(t.Kernel, t.Device, t.BaselineMs)
+}
+
+// Tune searches the optimizer's parameters for the evaluation's kernel on
+// args and device: every variant is built, run and checked against the
+// single-point kernel's output in a worker process before its time counts.
+// The global domain is the single-point kernel's (Global, or the shape of
+// the first argument). Cancelling ctx ends the search with the best
+// variant found so far.
+func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...any) (t *Tuning, err error) {
+	defer e.guard(&err)
+	set = set.withDefaults()
+	if _, err := StrategyName(set.Strategy); err != nil {
+		return nil, err
+	}
+	if e.variant != nil {
+		return nil, e.fail("Tune starts from the kernel as written; do not set a Variant")
+	}
+	k, err := e.Specialize(args...)
+	if err != nil {
+		return nil, err
+	}
+	global, _, err := e.domains(k, args)
+	if err != nil {
+		return nil, err
+	}
+	info, err := e.DeviceInfo()
+	if err != nil {
+		return nil, err
+	}
+	prob := &transforms.Problem{Kernel: k, Domain: global, Ints: map[string]int{}, MaxWorkGroup: info.MaxWorkGroup, LocalMem: info.LocalMem}
+	for d := 0; d < len(info.MaxItems) && d < 3; d++ {
+		prob.MaxWorkItems[d] = info.MaxItems[d]
+	}
+	aprob := &autotune.Problem{}
+	written := writtenArrays(k)
+	for i, p := range k.Params {
+		arg := autotune.Arg{Name: p.Name, Type: p.Type}
+		if p.Rank == 0 {
+			v, err := scalarArg(p, args[i])
+			if err != nil {
+				return nil, err
+			}
+			arg.Scalar = true
+			switch v := v.(type) {
+			case int32:
+				arg.Value = float64(v)
+				prob.Ints[p.Name] = int(v)
+			case float32:
+				arg.Value = float64(v)
+			case float64:
+				arg.Value = v
+			}
+		} else {
+			a := args[i].(*Array)
+			arg.Dims = a.Dims()
+			arg.Output = written[p.Name]
+			switch p.Type {
+			case ast.Float:
+				arg.F32 = a.ReadFloat32s()
+			case ast.Double:
+				arg.F64 = a.ReadFloat64s()
+			case ast.Int:
+				arg.I32 = a.ReadInt32s()
+			}
+		}
+		aprob.Args = append(aprob.Args, arg)
+	}
+	loops, err := transforms.LoopLengths(prob)
+	if err != nil {
+		return nil, err
+	}
+	space, toParams, err := autotune.Table2(autotune.Table2Spec{Domain: global, Loops: loops, MaxWorkGroup: prob.MaxWorkGroup, MaxWorkItems: prob.MaxWorkItems})
+	if err != nil {
+		return nil, err
+	}
+	src, err := codegen.Source(k)
+	if err != nil {
+		return nil, err
+	}
+	ref := &autotune.Variant{Source: src, KernelName: k.Name, Global: global}
+	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: e.spec, Timeout: set.Timeout, Stderr: set.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	base, err := w.Baseline()
+	if err != nil {
+		return nil, err
+	}
+	eval := autotune.EvaluatorFunc(func(ctx context.Context, pt autotune.Point) autotune.Result {
+		v, err := transforms.Apply(prob, toParams(pt))
+		if err != nil {
+			if errors.Is(err, transforms.ErrIllegal) {
+				return autotune.Result{Outcome: autotune.Illegal, Err: err}
+			}
+			return autotune.Result{Outcome: autotune.Compile, Err: err}
+		}
+		src, err := codegen.Source(v.Kernel)
+		if err != nil {
+			return autotune.Result{Outcome: autotune.Compile, Err: err}
+		}
+		return w.Measure(ctx, autotune.Variant{Source: src, KernelName: v.Kernel.Name, Global: v.Global, Local: v.Local})
+	})
+	r := autotune.NewRand(set.Seed)
+	var strat autotune.Strategy
+	switch set.Strategy {
+	case "random":
+		strat = autotune.NewRandom(space, r)
+	case "exhaustive":
+		strat = autotune.NewExhaustive(space)
+	default:
+		gs := set.Genetic
+		if pt, err := space.PointOf(transforms.Baseline(prob).Map(len(global), len(loops))); err == nil {
+			gs.Seeds = append(gs.Seeds, pt)
+		}
+		strat = genetic.New(space, r, gs)
+	}
+	rep, err := autotune.Tune(ctx, autotune.Settings{Budget: set.Time, MaxEvals: set.Evals, Seed: set.Seed, Progress: set.Progress}, space, strat, eval)
+	if rep == nil {
+		return nil, err
+	}
+	t = &Tuning{Kernel: k.Name, Device: w.Device(), Settings: set, Report: rep, SpaceSize: space.Size(), BaselineMs: base}
+	if rep.Found {
+		t.BestParams = rep.Best.Map()
+		if v, err := transforms.Apply(prob, toParams(rep.Best)); err == nil {
+			t.Best = v
+			t.Source, _ = codegen.Source(v.Kernel)
+		}
+	}
+	return t, err
+}

@@ -1,0 +1,608 @@
+// Package opencl is hplopt's thin, typed cgo binding over the OpenCL 1.2
+// API: platforms and devices with the properties the optimizer needs,
+// contexts, profiling command queues, buffers, programs built from source
+// and kernels. Every OpenCL error becomes an Error naming the call and the
+// symbolic code. Resources are released by Close, deterministically.
+package opencl
+
+// #cgo LDFLAGS: -lOpenCL
+// #define CL_TARGET_OPENCL_VERSION 120
+// #include <stdlib.h>
+// #include <CL/cl.h>
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unsafe"
+)
+
+// DeviceType is the kind of a device.
+type DeviceType uint64
+
+// Device types.
+const (
+	CPU         DeviceType = C.CL_DEVICE_TYPE_CPU
+	GPU         DeviceType = C.CL_DEVICE_TYPE_GPU
+	Accelerator DeviceType = C.CL_DEVICE_TYPE_ACCELERATOR
+)
+
+func (t DeviceType) String() string {
+	var parts []string
+	if t&GPU != 0 {
+		parts = append(parts, "GPU")
+	}
+	if t&CPU != 0 {
+		parts = append(parts, "CPU")
+	}
+	if t&Accelerator != 0 {
+		parts = append(parts, "ACCELERATOR")
+	}
+	if len(parts) == 0 {
+		return "OTHER"
+	}
+	return strings.Join(parts, "|")
+}
+
+// Platform is an OpenCL implementation.
+type Platform struct {
+	Index                 int
+	Name, Vendor, Version string
+	id                    C.cl_platform_id
+}
+
+// Device is one OpenCL device with the properties read at discovery.
+type Device struct {
+	Platform      *Platform
+	Index         int // within its platform
+	Name, Vendor  string
+	Type          DeviceType
+	Version       string // OpenCL version, e.g. "OpenCL 3.0 CUDA"
+	DriverVersion string
+	ComputeUnits  int
+	// MaxWorkGroupSize is the largest product of local sizes; MaxWorkItemSizes
+	// the largest local size per dimension.
+	MaxWorkGroupSize int
+	MaxWorkItemSizes []int
+	LocalMemSize     int64
+	GlobalMemSize    int64
+	MaxAllocSize     int64
+	id               C.cl_device_id
+}
+
+// Spec returns the "P:D" selection string of the device.
+func (d *Device) Spec() string {
+	p := 0
+	if d.Platform != nil {
+		p = d.Platform.Index
+	}
+	return fmt.Sprintf("%d:%d", p, d.Index)
+}
+
+func (d *Device) String() string {
+	pn := ""
+	if d.Platform != nil {
+		pn = d.Platform.Name
+	}
+	return fmt.Sprintf("%s %s (%s, %s)", d.Spec(), d.Name, d.Type, pn)
+}
+
+func platformString(id C.cl_platform_id, param C.cl_platform_info) string {
+	var n C.size_t
+	if C.clGetPlatformInfo(id, param, 0, nil, &n) != C.CL_SUCCESS || n == 0 {
+		return ""
+	}
+	buf := make([]byte, n)
+	C.clGetPlatformInfo(id, param, n, unsafe.Pointer(&buf[0]), nil)
+	return strings.TrimRight(string(buf), "\x00 ")
+}
+
+func deviceString(id C.cl_device_id, param C.cl_device_info) string {
+	var n C.size_t
+	if C.clGetDeviceInfo(id, param, 0, nil, &n) != C.CL_SUCCESS || n == 0 {
+		return ""
+	}
+	buf := make([]byte, n)
+	C.clGetDeviceInfo(id, param, n, unsafe.Pointer(&buf[0]), nil)
+	return strings.TrimRight(string(buf), "\x00 ")
+}
+
+func deviceUint(id C.cl_device_id, param C.cl_device_info, size uintptr) uint64 {
+	var v C.cl_ulong
+	C.clGetDeviceInfo(id, param, C.size_t(size), unsafe.Pointer(&v), nil)
+	switch size {
+	case 4:
+		return uint64(*(*C.cl_uint)(unsafe.Pointer(&v)))
+	}
+	return uint64(v)
+}
+
+// Platforms lists the installed platforms; ErrNoPlatform when there are none.
+func Platforms() ([]*Platform, error) {
+	var n C.cl_uint
+	st := C.clGetPlatformIDs(0, nil, &n)
+	if st == -1001 || (st == C.CL_SUCCESS && n == 0) {
+		return nil, ErrNoPlatform
+	}
+	if err := check("clGetPlatformIDs", st); err != nil {
+		return nil, err
+	}
+	ids := make([]C.cl_platform_id, n)
+	if err := check("clGetPlatformIDs", C.clGetPlatformIDs(n, &ids[0], nil)); err != nil {
+		return nil, err
+	}
+	out := make([]*Platform, n)
+	for i, id := range ids {
+		out[i] = &Platform{
+			Index: i, id: id,
+			Name:    platformString(id, C.CL_PLATFORM_NAME),
+			Vendor:  platformString(id, C.CL_PLATFORM_VENDOR),
+			Version: platformString(id, C.CL_PLATFORM_VERSION),
+		}
+	}
+	return out, nil
+}
+
+// Devices lists the platform's devices.
+func (p *Platform) Devices() ([]*Device, error) {
+	var n C.cl_uint
+	st := C.clGetDeviceIDs(p.id, C.CL_DEVICE_TYPE_ALL, 0, nil, &n)
+	if st == C.CL_DEVICE_NOT_FOUND || n == 0 {
+		return nil, nil
+	}
+	if err := check("clGetDeviceIDs", st); err != nil {
+		return nil, err
+	}
+	ids := make([]C.cl_device_id, n)
+	if err := check("clGetDeviceIDs", C.clGetDeviceIDs(p.id, C.CL_DEVICE_TYPE_ALL, n, &ids[0], nil)); err != nil {
+		return nil, err
+	}
+	out := make([]*Device, n)
+	for i, id := range ids {
+		d := &Device{
+			Platform: p, Index: i, id: id,
+			Name:             deviceString(id, C.CL_DEVICE_NAME),
+			Vendor:           deviceString(id, C.CL_DEVICE_VENDOR),
+			Version:          deviceString(id, C.CL_DEVICE_VERSION),
+			DriverVersion:    deviceString(id, C.CL_DRIVER_VERSION),
+			Type:             DeviceType(deviceUint(id, C.CL_DEVICE_TYPE, 8)),
+			ComputeUnits:     int(deviceUint(id, C.CL_DEVICE_MAX_COMPUTE_UNITS, 4)),
+			MaxWorkGroupSize: int(deviceUint(id, C.CL_DEVICE_MAX_WORK_GROUP_SIZE, unsafe.Sizeof(C.size_t(0)))),
+			LocalMemSize:     int64(deviceUint(id, C.CL_DEVICE_LOCAL_MEM_SIZE, 8)),
+			GlobalMemSize:    int64(deviceUint(id, C.CL_DEVICE_GLOBAL_MEM_SIZE, 8)),
+			MaxAllocSize:     int64(deviceUint(id, C.CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8)),
+		}
+		dims := int(deviceUint(id, C.CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 4))
+		if dims > 0 {
+			sizes := make([]C.size_t, dims)
+			C.clGetDeviceInfo(id, C.CL_DEVICE_MAX_WORK_ITEM_SIZES, C.size_t(dims)*C.size_t(unsafe.Sizeof(C.size_t(0))), unsafe.Pointer(&sizes[0]), nil)
+			for _, s := range sizes {
+				d.MaxWorkItemSizes = append(d.MaxWorkItemSizes, int(s))
+			}
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// AllDevices lists the devices of every platform, platform by platform.
+func AllDevices() ([]*Device, error) {
+	ps, err := Platforms()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Device
+	for _, p := range ps {
+		ds, err := p.Devices()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ds...)
+	}
+	if len(out) == 0 {
+		return nil, ErrNoPlatform
+	}
+	return out, nil
+}
+
+// Select chooses a device: "" the default (the first GPU, else the first
+// CPU, else the first device), "GPU", "CPU" or "ACCELERATOR" the first of
+// that type, "P:D" platform P's device D, and anything else the first device
+// whose name or platform name contains it (case-insensitive). An unknown
+// choice is an error that lists the devices found.
+func Select(spec string) (*Device, error) {
+	devs, err := AllDevices()
+	if err != nil {
+		return nil, err
+	}
+	return Choose(devs, spec)
+}
+
+// Choose applies Select's rules to a list of devices.
+func Choose(devs []*Device, spec string) (*Device, error) {
+	spec = strings.TrimSpace(spec)
+	firstOf := func(t DeviceType) *Device {
+		for _, d := range devs {
+			if d.Type&t != 0 {
+				return d
+			}
+		}
+		return nil
+	}
+	switch strings.ToUpper(spec) {
+	case "":
+		for _, t := range []DeviceType{GPU, CPU} {
+			if d := firstOf(t); d != nil {
+				return d, nil
+			}
+		}
+		if len(devs) > 0 {
+			return devs[0], nil
+		}
+	case "GPU", "CPU", "ACCELERATOR":
+		t := map[string]DeviceType{"GPU": GPU, "CPU": CPU, "ACCELERATOR": Accelerator}[strings.ToUpper(spec)]
+		if d := firstOf(t); d != nil {
+			return d, nil
+		}
+	default:
+		var p, i int
+		if n, _ := fmt.Sscanf(spec, "%d:%d", &p, &i); n == 2 && fmt.Sprintf("%d:%d", p, i) == spec {
+			for _, d := range devs {
+				if d.Spec() == spec {
+					return d, nil
+				}
+			}
+			break
+		}
+		low := strings.ToLower(spec)
+		for _, d := range devs {
+			if strings.Contains(strings.ToLower(d.Name), low) {
+				return d, nil
+			}
+		}
+		for _, d := range devs {
+			if d.Platform != nil && strings.Contains(strings.ToLower(d.Platform.Name), low) {
+				return d, nil
+			}
+		}
+	}
+	var lines []string
+	for _, d := range devs {
+		lines = append(lines, "  "+d.String())
+	}
+	return nil, fmt.Errorf("opencl: no device matches %q; the devices found are:\n%s\n(choose with GPU, CPU, ACCELERATOR, P:D or part of a name)", spec, strings.Join(lines, "\n"))
+}
+
+// Context is an OpenCL context on one device.
+type Context struct {
+	Device *Device
+	ctx    C.cl_context
+}
+
+// NewContext creates a context for d.
+func NewContext(d *Device) (*Context, error) {
+	var st C.cl_int
+	ctx := C.clCreateContext(nil, 1, &d.id, nil, nil, &st)
+	if err := check("clCreateContext", st); err != nil {
+		return nil, err
+	}
+	return &Context{Device: d, ctx: ctx}, nil
+}
+
+// Close releases the context.
+func (c *Context) Close() error {
+	if c == nil || c.ctx == nil {
+		return nil
+	}
+	err := check("clReleaseContext", C.clReleaseContext(c.ctx))
+	c.ctx = nil
+	return err
+}
+
+// Buffer is a device buffer in global memory.
+type Buffer struct {
+	Size int
+	mem  C.cl_mem
+}
+
+// NewBuffer allocates a read-write buffer of size bytes.
+func (c *Context) NewBuffer(size int) (*Buffer, error) {
+	if size <= 0 {
+		size = 4
+	}
+	var st C.cl_int
+	mem := C.clCreateBuffer(c.ctx, C.CL_MEM_READ_WRITE, C.size_t(size), nil, &st)
+	if err := check("clCreateBuffer", st); err != nil {
+		return nil, err
+	}
+	return &Buffer{Size: size, mem: mem}, nil
+}
+
+// Close releases the buffer.
+func (b *Buffer) Close() error {
+	if b == nil || b.mem == nil {
+		return nil
+	}
+	err := check("clReleaseMemObject", C.clReleaseMemObject(b.mem))
+	b.mem = nil
+	return err
+}
+
+// BuildError is a program that failed to build, with the compiler's log.
+type BuildError struct {
+	Err Error
+	Log string
+}
+
+func (e *BuildError) Error() string { return fmt.Sprintf("%v\n%s", e.Err, strings.TrimSpace(e.Log)) }
+
+// Unwrap returns the OpenCL error.
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// Program is a program built for its context's device.
+type Program struct {
+	prog C.cl_program
+	ctx  *Context
+}
+
+// Build creates a program from OpenCL C source and builds it with options.
+// A failed build returns a *BuildError holding the compiler's log.
+func (c *Context) Build(src, options string) (*Program, error) {
+	csrc := C.CString(src)
+	defer C.free(unsafe.Pointer(csrc))
+	var st C.cl_int
+	prog := C.clCreateProgramWithSource(c.ctx, 1, &csrc, nil, &st)
+	if err := check("clCreateProgramWithSource", st); err != nil {
+		return nil, err
+	}
+	copt := C.CString(options)
+	defer C.free(unsafe.Pointer(copt))
+	st = C.clBuildProgram(prog, 1, &c.Device.id, copt, nil, nil)
+	if st != C.CL_SUCCESS {
+		log := buildLog(prog, c.Device.id)
+		C.clReleaseProgram(prog)
+		return nil, &BuildError{Err: Error{Call: "clBuildProgram", Code: int32(st)}, Log: log}
+	}
+	return &Program{prog: prog, ctx: c}, nil
+}
+
+func buildLog(prog C.cl_program, dev C.cl_device_id) string {
+	var n C.size_t
+	if C.clGetProgramBuildInfo(prog, dev, C.CL_PROGRAM_BUILD_LOG, 0, nil, &n) != C.CL_SUCCESS || n == 0 {
+		return ""
+	}
+	buf := make([]byte, n)
+	C.clGetProgramBuildInfo(prog, dev, C.CL_PROGRAM_BUILD_LOG, n, unsafe.Pointer(&buf[0]), nil)
+	return strings.TrimRight(string(buf), "\x00")
+}
+
+// Close releases the program.
+func (p *Program) Close() error {
+	if p == nil || p.prog == nil {
+		return nil
+	}
+	err := check("clReleaseProgram", C.clReleaseProgram(p.prog))
+	p.prog = nil
+	return err
+}
+
+// Kernel is one kernel of a program, with its arguments.
+type Kernel struct {
+	Name string
+	k    C.cl_kernel
+}
+
+// Kernel creates the kernel called name.
+func (p *Program) Kernel(name string) (*Kernel, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var st C.cl_int
+	k := C.clCreateKernel(p.prog, cname, &st)
+	if err := check("clCreateKernel", st); err != nil {
+		return nil, fmt.Errorf("%w (kernel %q)", err, name)
+	}
+	return &Kernel{Name: name, k: k}, nil
+}
+
+// Close releases the kernel.
+func (k *Kernel) Close() error {
+	if k == nil || k.k == nil {
+		return nil
+	}
+	err := check("clReleaseKernel", C.clReleaseKernel(k.k))
+	k.k = nil
+	return err
+}
+
+func (k *Kernel) setArg(i int, size uintptr, p unsafe.Pointer) error {
+	if err := check("clSetKernelArg", C.clSetKernelArg(k.k, C.cl_uint(i), C.size_t(size), p)); err != nil {
+		return fmt.Errorf("%w (kernel %s, argument %d)", err, k.Name, i)
+	}
+	return nil
+}
+
+// SetArgBuffer sets argument i to a buffer.
+func (k *Kernel) SetArgBuffer(i int, b *Buffer) error {
+	mem := b.mem
+	return k.setArg(i, unsafe.Sizeof(mem), unsafe.Pointer(&mem))
+}
+
+// SetArgInt32 sets argument i to an int.
+func (k *Kernel) SetArgInt32(i int, v int32) error {
+	x := C.cl_int(v)
+	return k.setArg(i, unsafe.Sizeof(x), unsafe.Pointer(&x))
+}
+
+// SetArgFloat32 sets argument i to a float.
+func (k *Kernel) SetArgFloat32(i int, v float32) error {
+	x := C.cl_float(v)
+	return k.setArg(i, unsafe.Sizeof(x), unsafe.Pointer(&x))
+}
+
+// SetArgFloat64 sets argument i to a double.
+func (k *Kernel) SetArgFloat64(i int, v float64) error {
+	x := C.cl_double(v)
+	return k.setArg(i, unsafe.Sizeof(x), unsafe.Pointer(&x))
+}
+
+// SetArgLocal sets argument i to a __local buffer of size bytes.
+func (k *Kernel) SetArgLocal(i int, size int) error {
+	return k.setArg(i, uintptr(size), nil)
+}
+
+// Queue is an in-order command queue with profiling enabled.
+type Queue struct {
+	ctx *Context
+	q   C.cl_command_queue
+}
+
+// NewQueue creates a profiling queue on the context's device.
+func (c *Context) NewQueue() (*Queue, error) {
+	var st C.cl_int
+	q := C.clCreateCommandQueue(c.ctx, c.Device.id, C.CL_QUEUE_PROFILING_ENABLE, &st)
+	if err := check("clCreateCommandQueue", st); err != nil {
+		return nil, err
+	}
+	return &Queue{ctx: c, q: q}, nil
+}
+
+// Close releases the queue after finishing its commands.
+func (q *Queue) Close() error {
+	if q == nil || q.q == nil {
+		return nil
+	}
+	C.clFinish(q.q)
+	err := check("clReleaseCommandQueue", C.clReleaseCommandQueue(q.q))
+	q.q = nil
+	return err
+}
+
+// Finish waits for every command of the queue.
+func (q *Queue) Finish() error { return check("clFinish", C.clFinish(q.q)) }
+
+// Write copies data (len bytes) from host memory to b, blocking.
+func (q *Queue) Write(b *Buffer, data unsafe.Pointer, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if n > b.Size {
+		return fmt.Errorf("opencl: write of %d bytes into a buffer of %d", n, b.Size)
+	}
+	return check("clEnqueueWriteBuffer", C.clEnqueueWriteBuffer(q.q, b.mem, C.CL_TRUE, 0, C.size_t(n), data, 0, nil, nil))
+}
+
+// Read copies n bytes of b to host memory, blocking.
+func (q *Queue) Read(b *Buffer, data unsafe.Pointer, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if n > b.Size {
+		return fmt.Errorf("opencl: read of %d bytes from a buffer of %d", n, b.Size)
+	}
+	return check("clEnqueueReadBuffer", C.clEnqueueReadBuffer(q.q, b.mem, C.CL_TRUE, 0, C.size_t(n), data, 0, nil, nil))
+}
+
+// Scalar is an element type that buffers hold.
+type Scalar interface{ ~float32 | ~float64 | ~int32 }
+
+// WriteSlice copies data into b.
+func WriteSlice[T Scalar](q *Queue, b *Buffer, data []T) error {
+	if len(data) == 0 {
+		return nil
+	}
+	return q.Write(b, unsafe.Pointer(&data[0]), len(data)*int(unsafe.Sizeof(data[0])))
+}
+
+// ReadSlice copies the start of b into data.
+func ReadSlice[T Scalar](q *Queue, b *Buffer, data []T) error {
+	if len(data) == 0 {
+		return nil
+	}
+	return q.Read(b, unsafe.Pointer(&data[0]), len(data)*int(unsafe.Sizeof(data[0])))
+}
+
+// Run launches k over the global domain (x first) in work-groups of local
+// (nil lets the implementation choose), waits for it and returns its time
+// in nanoseconds from the profiling events.
+func (q *Queue) Run(k *Kernel, global, local []int) (int64, error) {
+	dims := len(global)
+	if dims < 1 || dims > 3 {
+		return 0, fmt.Errorf("opencl: %d global dimensions", dims)
+	}
+	if local != nil && len(local) != dims {
+		return 0, fmt.Errorf("opencl: %d local sizes for %d global dimensions", len(local), dims)
+	}
+	g := make([]C.size_t, dims)
+	for i, v := range global {
+		g[i] = C.size_t(v)
+	}
+	var lp *C.size_t
+	if local != nil {
+		l := make([]C.size_t, dims)
+		for i, v := range local {
+			l[i] = C.size_t(v)
+		}
+		lp = &l[0]
+	}
+	var ev C.cl_event
+	if err := check("clEnqueueNDRangeKernel", C.clEnqueueNDRangeKernel(q.q, k.k, C.cl_uint(dims), nil, &g[0], lp, 0, nil, &ev)); err != nil {
+		return 0, fmt.Errorf("%w (kernel %s, global %v, local %v)", err, k.Name, global, local)
+	}
+	defer C.clReleaseEvent(ev)
+	if err := check("clWaitForEvents", C.clWaitForEvents(1, &ev)); err != nil {
+		return 0, err
+	}
+	var status C.cl_int
+	C.clGetEventInfo(ev, C.CL_EVENT_COMMAND_EXECUTION_STATUS, C.size_t(unsafe.Sizeof(status)), unsafe.Pointer(&status), nil)
+	if status < 0 {
+		return 0, Error{Call: "kernel execution", Code: int32(status)}
+	}
+	var start, end C.cl_ulong
+	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(ev, C.CL_PROFILING_COMMAND_START, C.size_t(unsafe.Sizeof(start)), unsafe.Pointer(&start), nil)); err != nil {
+		return 0, err
+	}
+	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(ev, C.CL_PROFILING_COMMAND_END, C.size_t(unsafe.Sizeof(end)), unsafe.Pointer(&end), nil)); err != nil {
+		return 0, err
+	}
+	return int64(end - start), nil
+}
+
+// Session bundles a device with a context and a profiling queue: what a
+// program needs to run kernels on one device.
+type Session struct {
+	Device  *Device
+	Context *Context
+	Queue   *Queue
+}
+
+// Open selects a device by spec (see Select) and opens a session on it.
+func Open(spec string) (*Session, error) {
+	d, err := Select(spec)
+	if err != nil {
+		return nil, err
+	}
+	return OpenDevice(d)
+}
+
+// OpenDevice opens a session on d.
+func OpenDevice(d *Device) (*Session, error) {
+	ctx, err := NewContext(d)
+	if err != nil {
+		return nil, err
+	}
+	q, err := ctx.NewQueue()
+	if err != nil {
+		ctx.Close()
+		return nil, err
+	}
+	return &Session{Device: d, Context: ctx, Queue: q}, nil
+}
+
+// Close releases the queue and the context.
+func (s *Session) Close() error {
+	if s == nil {
+		return nil
+	}
+	return errors.Join(s.Queue.Close(), s.Context.Close())
+}
