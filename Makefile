@@ -1,0 +1,44 @@
+# hplopt: make run tunes a kernel on the best device found; make test runs
+# every test. Both install what is missing first (Debian/Ubuntu, as root).
+
+GO ?= go
+PKGS := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+export CGO_ENABLED := 1
+
+.PHONY: all deps build run test gpu bench clean
+
+all: build
+
+# deps installs the OpenCL headers, the ICD loader and PoCL (a CPU OpenCL
+# that every machine can run) when they are missing.
+deps:
+	@if ! dpkg -s $(PKGS) >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing $(PKGS)"; \
+			DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(PKGS) >/dev/null; \
+		else \
+			echo "missing packages: run as root, or: sudo apt-get install -y $(PKGS)"; exit 1; \
+		fi; \
+	fi
+
+build: deps
+	$(GO) build -o bin/hplopt ./cmd/hplopt
+
+# run: list the devices, check the default one, then tune MATMUL for about
+# a minute on the best device found (the first GPU, else the CPU).
+run: build
+	./bin/hplopt devices
+	./bin/hplopt check
+	./bin/hplopt tune matmul -n 256,256 -k 256 -s genetic -t 60
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 30m ./...
+
+# gpu builds the binary that the GPU machine runs (it has no Go toolchain).
+gpu: deps
+	$(GO) build -o .gpu/hplopt ./cmd/hplopt
+
+clean:
+	rm -rf bin
