@@ -1,0 +1,247 @@
+package autotune
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hplopt/hplopt/ast"
+)
+
+// Problem is the data a kernel runs on while it is tuned: its arguments in
+// the order of the kernel's parameters, with the initial contents of the
+// arrays, and the tolerance the outputs are checked with. It is
+// independent of how the variants are generated (package hpl fills one
+// from a benchmark instance) and is encoded with encoding/gob to reach the
+// worker process.
+type Problem struct {
+	Args      []Arg
+	Tolerance Tolerance
+}
+
+// Arg is one kernel argument: a scalar passed by value or an array in
+// global memory.
+type Arg struct {
+	Name   string // for messages
+	Scalar bool   // passed by value: Value holds it
+	// Type is the scalar's type or the arrays's element type: ast.Int,
+	// ast.Float or ast.Double. An array's contents are in the slice of its
+	// type (I32, F32 or F64); the other two are nil.
+	Type ast.Type
+	// Dims are an array's extents, outermost first (row-major, as the
+	// kernel indexes it: a[i][j] with Dims {rows, columns}); their product
+	// is the length of its slice. Nil for a scalar.
+	Dims []int
+	F32  []float32
+	F64  []float64
+	I32  []int32
+	// Value is a scalar's value, converted to Type when it is passed.
+	Value float64
+	// Output marks an array the kernel writes: it is reset to its initial
+	// contents before each run (a kernel may read it first, as in
+	// c = beta*c + ..., or accumulate into it) and checked after the run
+	// against the reference outputs.
+	Output bool
+}
+
+// Tolerance bounds the difference between an output element and its
+// reference value: a float element got is right when
+//
+//	|got - want| <= max(Abs, Rel*|want|)
+//
+// and NaN only matches NaN, an infinity only itself. Int elements must be
+// equal. The zero value is Rel = Abs = 1e-3, that is
+// |got-want| <= 1e-3*max(1, |want|): loose enough for float32 sums whose
+// terms a variant adds in another order (tiling, unrolling and private
+// accumulators all reorder them), tight enough to catch a wrong index.
+type Tolerance struct {
+	Rel float64 // relative bound; default 0: 1e-3; negative: none (0)
+	Abs float64 // absolute bound; default 0: 1e-3; negative: none (0)
+}
+
+// DefaultTolerance is the bound of the zero Tolerance.
+const DefaultTolerance = 1e-3
+
+func (t Tolerance) bounds() (rel, abs float64) {
+	rel, abs = t.Rel, t.Abs
+	if rel == 0 {
+		rel = DefaultTolerance
+	}
+	if abs == 0 {
+		abs = DefaultTolerance
+	}
+	return max(rel, 0), max(abs, 0)
+}
+
+// Close reports whether got is within the tolerance of want.
+func (t Tolerance) Close(got, want float64) bool {
+	if got == want {
+		return true
+	}
+	if math.IsNaN(want) || math.IsNaN(got) || math.IsInf(want, 0) || math.IsInf(got, 0) {
+		return math.IsNaN(want) && math.IsNaN(got)
+	}
+	rel, abs := t.bounds()
+	return math.Abs(got-want) <= max(abs, rel*math.Abs(want))
+}
+
+func (t Tolerance) String() string {
+	rel, abs := t.bounds()
+	return fmt.Sprintf("max(%g, %g*|want|)", abs, rel)
+}
+
+// Len returns the number of elements of an array argument (1 for a
+// scalar).
+func (a *Arg) Len() int {
+	if a.Scalar {
+		return 1
+	}
+	n := 1
+	for _, d := range a.Dims {
+		n *= d
+	}
+	return n
+}
+
+// bytes returns the size of an array argument's contents in bytes.
+func (a *Arg) bytes() int { return a.Len() * a.Type.Size() }
+
+// dataLen returns the length of the slice holding an array's contents.
+func (a *Arg) dataLen() int {
+	switch a.Type {
+	case ast.Float:
+		return len(a.F32)
+	case ast.Double:
+		return len(a.F64)
+	case ast.Int:
+		return len(a.I32)
+	}
+	return 0
+}
+
+// Validate checks that every argument is well formed: a known type, a
+// scalar with no contents, an array with positive Dims and a slice of its
+// type of their product's length (and no other slice), and at least one
+// output.
+func (p *Problem) Validate() error {
+	outputs := 0
+	for i := range p.Args {
+		if err := p.Args[i].validate(); err != nil {
+			return fmt.Errorf("autotune: problem argument %d (%s): %v", i, p.Args[i].Name, err)
+		}
+		if p.Args[i].Output {
+			outputs++
+		}
+	}
+	if outputs == 0 {
+		return fmt.Errorf("autotune: problem has no output to check")
+	}
+	return nil
+}
+
+func (a *Arg) validate() error {
+	switch a.Type {
+	case ast.Int, ast.Float, ast.Double:
+	default:
+		return fmt.Errorf("type %v: want int32, float32 or float64", a.Type)
+	}
+	slices := 0
+	for _, n := range []int{len(a.F32), len(a.F64), len(a.I32)} {
+		if n > 0 {
+			slices++
+		}
+	}
+	if a.Scalar {
+		if a.Output {
+			return fmt.Errorf("a scalar cannot be an output")
+		}
+		if len(a.Dims) > 0 || slices > 0 {
+			return fmt.Errorf("a scalar has no Dims or contents")
+		}
+		return nil
+	}
+	if len(a.Dims) == 0 {
+		return fmt.Errorf("an array needs Dims")
+	}
+	for _, d := range a.Dims {
+		if d <= 0 {
+			return fmt.Errorf("Dims %v: extents must be positive", a.Dims)
+		}
+	}
+	if n := a.dataLen(); n != a.Len() || slices != 1 {
+		return fmt.Errorf("Dims %v need %d %v elements in the %s slice (and no other slice); it has %d", a.Dims, a.Len(), a.Type, sliceName(a.Type), n)
+	}
+	return nil
+}
+
+func sliceName(t ast.Type) string {
+	switch t {
+	case ast.Float:
+		return "F32"
+	case ast.Double:
+		return "F64"
+	}
+	return "I32"
+}
+
+// outputs returns the indices of the output arguments.
+func (p *Problem) outputs() []int {
+	var out []int
+	for i := range p.Args {
+		if p.Args[i].Output {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// index formats the flat index i of an array with extents dims as
+// "[i0][i1]...".
+func index(dims []int, i int) string {
+	idx := make([]string, len(dims))
+	for k := len(dims) - 1; k >= 0; k-- {
+		idx[k] = fmt.Sprintf("[%d]", i%dims[k])
+		i /= dims[k]
+	}
+	return strings.Join(idx, "")
+}
+
+// compareArg compares an output's contents got with want (arrays of the
+// same type and length) and returns nil if every element is within tol,
+// or an error naming the first wrong element and counting the wrong ones.
+func compareArg(name string, dims []int, got, want *Arg, tol Tolerance) error {
+	n, bad, first := got.dataLen(), 0, -1
+	var g, w float64
+	check := func(i int, gi, wi float64, ok bool) {
+		if !ok {
+			if bad == 0 {
+				first, g, w = i, gi, wi
+			}
+			bad++
+		}
+	}
+	switch got.Type {
+	case ast.Float:
+		for i := 0; i < n; i++ {
+			gi, wi := float64(got.F32[i]), float64(want.F32[i])
+			check(i, gi, wi, tol.Close(gi, wi))
+		}
+	case ast.Double:
+		for i := 0; i < n; i++ {
+			check(i, got.F64[i], want.F64[i], tol.Close(got.F64[i], want.F64[i]))
+		}
+	case ast.Int:
+		for i := 0; i < n; i++ {
+			check(i, float64(got.I32[i]), float64(want.I32[i]), got.I32[i] == want.I32[i])
+		}
+	}
+	if bad == 0 {
+		return nil
+	}
+	bound := "tolerance " + tol.String()
+	if got.Type == ast.Int {
+		bound = "exact"
+	}
+	return fmt.Errorf("output %s%s (flat index %d) = %g, want %g (%s); %d of %d elements wrong",
+		name, index(dims, first), first, g, w, bound, bad, n)
+}

@@ -1,0 +1,818 @@
+package autotune
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hplopt/hplopt/ast"
+)
+
+// Worker isolation: a variant that hangs the device or crashes the OpenCL
+// driver must not end a tuning run, so a Worker runs a Measurer in a child
+// process and measures variants through it.
+//
+// The child is the same executable, started again with HPLOPT_WORKER=1 in
+// its environment. A program that uses a Worker must call MaybeWorker at
+// the start of main (and a test binary at the start of TestMain): in the
+// child, MaybeWorker serves requests and exits; elsewhere it returns at
+// once. The parent sends requests on the child's stdin and reads the
+// answers from file descriptor 3, both with encoding/gob, so that whatever
+// the OpenCL implementation prints on stdout cannot garble them; the
+// child's stdout and stderr are kept (the last few KiB, for the message of
+// a crash) and copied to WorkerSettings.Stderr.
+//
+// The conversation: the child says hello; the parent sends the setup (the
+// device spec, the Problem, the reference variant or the expected outputs,
+// the MeasureSettings); the child builds a Measurer, runs the reference
+// and answers with the device's name, the baseline time and the reference
+// outputs. Then, per variant, the parent sends a measure request and the
+// child answers twice: once when the program is built, once with the
+// result. Prepare requests (no answer) start builds ahead of time.
+//
+// The parent limits the build and the runs separately (CompileTimeout,
+// then Timeout plus TimeoutFactor times the baseline per launch). When a
+// limit passes, or the caller's context is done, it kills the child and
+// reports Timeout; when the child dies on its own, it reports Launch
+// ("worker crashed: ..."). Either way the next Measure starts a new child
+// and sends it the problem and the reference outputs again (the reference
+// is not run again, and the baseline is kept). A child whose OpenCL state
+// may be damaged after a launch failure (an error after the kernel was
+// enqueued) is replaced the same way.
+
+const (
+	// workerEnv marks a process started as a worker.
+	workerEnv = "HPLOPT_WORKER"
+	// workerExitEnv is a test hook: a worker whose environment has
+	// HPLOPT_WORKER_EXIT_ON=s exits with status 3 when asked to measure a
+	// variant whose source contains s, as a crashing driver would end it.
+	workerExitEnv = "HPLOPT_WORKER_EXIT_ON"
+	// workerFD is the child's descriptor for its answers (ExtraFiles[0]).
+	workerFD = 3
+)
+
+// MaybeWorker turns the process into a measurement worker if a Worker
+// started it, and then exits; otherwise it returns at once. Call it first
+// in main, and in TestMain of tests that start workers:
+//
+//	func main() {
+//		autotune.MaybeWorker()
+//		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+//	}
+func MaybeWorker() {
+	if os.Getenv(workerEnv) != "1" {
+		return
+	}
+	out := os.NewFile(workerFD, "hplopt-worker-answers")
+	os.Exit(serve(os.Stdin, out))
+}
+
+// WorkerSettings configures a Worker. The zero value measures on the
+// default device with the default MeasureSettings and limits.
+type WorkerSettings struct {
+	// Device selects the OpenCL device (an opencl.Select spec). Default
+	// "": the default device.
+	Device string
+	// Measure says how each variant is timed. Default: MeasureSettings{}.
+	Measure MeasureSettings
+	// Want, if not nil, holds the expected outputs, parallel to the
+	// Problem's Args (only the entries of outputs are read). It is
+	// required when StartWorker has no reference variant; with one, the
+	// reference's outputs are checked against it. Default nil.
+	Want []Arg
+	// Timeout is the fixed part of the limit on a variant's runs (warm-up
+	// and timed), counted once its program is built. Default 0: 10 s.
+	Timeout time.Duration
+	// TimeoutFactor adds TimeoutFactor times the baseline time per launch
+	// to Timeout. Default 0: 20; negative: nothing.
+	TimeoutFactor float64
+	// CompileTimeout limits a variant's build; a variant past it fails
+	// with Compile. Default 0: 1 min.
+	CompileTimeout time.Duration
+	// StartTimeout limits starting a worker: the setup, the upload and,
+	// the first time, the reference variant's runs. Default 0: 5 min.
+	StartTimeout time.Duration
+	// Stderr receives what the worker process writes on its stdout and
+	// stderr (OpenCL implementations' messages). Default nil: discarded,
+	// except for the last few KiB kept for the message of a crash.
+	Stderr io.Writer
+	// Env is added to the worker's environment (after the parent's).
+	// Default nil.
+	Env []string
+}
+
+func (s *WorkerSettings) timeout() time.Duration { return orDefault(s.Timeout, 10*time.Second) }
+func (s *WorkerSettings) compileTimeout() time.Duration {
+	return orDefault(s.CompileTimeout, time.Minute)
+}
+func (s *WorkerSettings) startTimeout() time.Duration {
+	return orDefault(s.StartTimeout, 5*time.Minute)
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// Worker measures variants on an OpenCL device in a child process (see
+// MaybeWorker), so that a variant that hangs or crashes fails alone. Its
+// methods are safe for concurrent use; measurements are made one at a
+// time.
+type Worker struct {
+	set    WorkerSettings
+	exe    string
+	stderr *tailWriter
+
+	measuring sync.Mutex // one Measure at a time
+
+	mu       sync.Mutex
+	setup    wireSetup // what a new child is sent: Want filled, no Reference
+	c        *child    // nil: start one at the next Measure
+	device   string
+	baseline float64 // ms, if hasRef
+	hasRef   bool
+	restarts int
+	pending  []Variant // prepared and not yet measured, resent to a new child
+	closed   bool
+}
+
+// maxPending bounds the prepared variants a Worker remembers.
+const maxPending = 4
+
+// StartWorker starts a worker process measuring on set.Device with the
+// data of p, runs the reference variant ref (normally the single-point
+// kernel) to get the expected outputs and the baseline time, and returns
+// when the worker is ready. ref may be nil if set.Want holds the expected
+// outputs; there is no baseline then. ctx limits the start only.
+func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettings) (*Worker, error) {
+	if os.Getenv(workerEnv) == "1" {
+		return nil, errors.New("autotune: this process was started as a worker but does not serve: call autotune.MaybeWorker at the start of main (or TestMain)")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if ref == nil && set.Want == nil {
+		return nil, errors.New("autotune: a worker needs a reference variant or the expected outputs (WorkerSettings.Want)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("autotune: cannot find the executable to start a worker: %v", err)
+	}
+	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}}
+	w.setup = wireSetup{
+		Device:    set.Device,
+		Args:      wireArgs(p.Args, false),
+		Tolerance: p.Tolerance,
+		Reference: ref,
+		Measure:   set.Measure,
+	}
+	if set.Want != nil {
+		if len(set.Want) != len(p.Args) {
+			return nil, fmt.Errorf("autotune: %d expected outputs for %d arguments", len(set.Want), len(p.Args))
+		}
+		w.setup.Want = wireArgs(set.Want, true)
+	}
+	c, r, err := w.spawn(ctx, set.startTimeout())
+	if err != nil {
+		return nil, err
+	}
+	w.c, w.device, w.baseline, w.hasRef = c, r.Device, r.BaselineMs, ref != nil
+	if w.setup.Want == nil {
+		w.setup.Want = r.Want
+	}
+	w.setup.Reference = nil
+	return w, nil
+}
+
+// Device returns the name of the device the worker measures on.
+func (w *Worker) Device() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.device
+}
+
+// Baseline returns the median time of the reference variant in ms, or an
+// error if the worker was started without one.
+func (w *Worker) Baseline() (float64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.hasRef {
+		return 0, errors.New("autotune: no baseline: the worker was started without a reference variant")
+	}
+	return w.baseline, nil
+}
+
+// Restarts returns how many times a worker process was started again
+// after the first one died, was killed or was retired.
+func (w *Worker) Restarts() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.restarts
+}
+
+// Prepare asks the worker to build v in the background, so that its build
+// overlaps the measurement of the variants before it (call Prepare(next)
+// before Measure(current)). It does not wait; a variant measured without
+// Prepare is built when it is measured.
+func (w *Worker) Prepare(v Variant) {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
+	if len(w.pending) == maxPending {
+		w.pending = w.pending[1:]
+	}
+	w.pending = append(w.pending, v)
+	c := w.c
+	w.mu.Unlock()
+	if c != nil {
+		c.send(wireRequest{Op: opPrepare, Variant: v})
+	}
+}
+
+// Measure builds v, runs it and checks its outputs in the worker process:
+// OK with the median kernel time, Compile, Launch (also when the worker
+// died: "worker crashed: ..."), Wrong or Timeout (the variant passed its
+// limit or ctx was done; the worker was killed). A new worker is started
+// for the next variant when the last one was lost.
+func (w *Worker) Measure(ctx context.Context, v Variant) Result {
+	w.measuring.Lock()
+	defer w.measuring.Unlock()
+	if err := ctx.Err(); err != nil {
+		return Result{Outcome: Timeout, Err: fmt.Errorf("autotune: %s not measured: %v", v.KernelName, err)}
+	}
+	w.mu.Lock()
+	for i, p := range w.pending {
+		if sameVariant(p, v) {
+			w.pending = append(w.pending[:i:i], w.pending[i+1:]...)
+			break
+		}
+	}
+	c, closed := w.c, w.closed
+	w.mu.Unlock()
+	if closed {
+		return Result{Outcome: Launch, Err: errors.New("autotune: worker is closed")}
+	}
+	if c == nil {
+		var err error
+		if c, err = w.restart(ctx); err != nil {
+			if ctx.Err() != nil {
+				return Result{Outcome: Timeout, Err: fmt.Errorf("autotune: restarting the worker: %v", ctx.Err())}
+			}
+			return Result{Outcome: Launch, Err: fmt.Errorf("autotune: restarting the worker: %v", err)}
+		}
+	}
+
+	c.send(wireRequest{Op: opMeasure, Variant: v})
+	limit := w.set.compileTimeout()
+	r, st := c.await(ctx, limit)
+	if st == gotAnswer && r.Op == opCompiled {
+		limit = w.runTimeout()
+		r, st = c.await(ctx, limit)
+	} else if st == timedOut {
+		w.lose(c, true)
+		return Result{Outcome: Compile, Err: fmt.Errorf("autotune: build of %s did not finish within %v; worker killed", v.KernelName, limit)}
+	}
+	switch st {
+	case timedOut:
+		w.lose(c, true)
+		return Result{Outcome: Timeout, Err: fmt.Errorf("autotune: %s ran past its limit of %v; worker killed", v.KernelName, limit)}
+	case cancelled:
+		w.lose(c, true)
+		return Result{Outcome: Timeout, Err: fmt.Errorf("autotune: %s stopped: %v; worker killed", v.KernelName, ctx.Err())}
+	case exited:
+		w.lose(c, false)
+		return Result{Outcome: Launch, Err: fmt.Errorf("autotune: worker crashed: %s", c.exitMessage(w.stderr))}
+	}
+	if r.Op != opResult {
+		w.lose(c, true)
+		return Result{Outcome: Launch, Err: fmt.Errorf("autotune: worker answered %v to a measure request", r.Op)}
+	}
+	if r.Restart {
+		w.lose(c, false)
+	}
+	res := Result{Outcome: r.Outcome, Ms: r.Ms}
+	if r.Msg != "" {
+		res.Err = errors.New(r.Msg)
+	}
+	return res
+}
+
+// runTimeout is the limit on a variant's runs once it is built.
+func (w *Worker) runTimeout() time.Duration {
+	d := w.set.timeout()
+	f := w.set.TimeoutFactor
+	if f == 0 {
+		f = 20
+	}
+	w.mu.Lock()
+	base := w.baseline
+	w.mu.Unlock()
+	if f > 0 && base > 0 {
+		launches := float64(w.set.Measure.warmup() + w.set.Measure.runs())
+		d += time.Duration(f * base * launches * float64(time.Millisecond))
+	}
+	return d
+}
+
+// restart starts a new child for Measure.
+func (w *Worker) restart(ctx context.Context) (*child, error) {
+	c, _, err := w.spawn(ctx, w.set.startTimeout())
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.c = c
+	w.restarts++
+	pending := append([]Variant(nil), w.pending...)
+	w.mu.Unlock()
+	for _, v := range pending {
+		c.send(wireRequest{Op: opPrepare, Variant: v})
+	}
+	return c, nil
+}
+
+// lose forgets c, killing it if kill is set or retiring it otherwise
+// (closing its input, then killing it if it does not exit soon), and
+// waits for it to be gone.
+func (w *Worker) lose(c *child, kill bool) {
+	w.mu.Lock()
+	if w.c == c {
+		w.c = nil
+	}
+	w.mu.Unlock()
+	if kill {
+		c.kill()
+	} else {
+		c.retire()
+	}
+}
+
+// Close stops the worker process. The Worker measures nothing after it.
+func (w *Worker) Close() error {
+	w.mu.Lock()
+	c := w.c
+	w.c, w.closed = nil, true
+	w.mu.Unlock()
+	if c != nil {
+		c.retire()
+	}
+	return nil
+}
+
+// spawn starts a child, sends it w.setup and waits for its answer.
+func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireResponse, error) {
+	w.mu.Lock()
+	setup := w.setup
+	w.mu.Unlock()
+	c, err := startChild(w.exe, w.set.Env, w.stderr)
+	if err != nil {
+		return nil, wireResponse{}, err
+	}
+	fail := func(what string, st awaitStatus) (*child, wireResponse, error) {
+		c.kill()
+		switch st {
+		case timedOut:
+			return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s took longer than %v", what, limit)
+		case cancelled:
+			return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s: %v", what, ctx.Err())
+		}
+		return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s: the worker process ended: %s", what, c.exitMessage(w.stderr))
+	}
+	deadline := time.Now().Add(limit)
+	r, st := c.await(ctx, limit)
+	if st != gotAnswer || r.Op != opHello {
+		if st == exited {
+			c.kill()
+			return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s did not answer as a worker (does main call autotune.MaybeWorker first?): %s", w.exe, c.exitMessage(w.stderr))
+		}
+		return fail("start", st)
+	}
+	go c.send(wireRequest{Op: opSetup, Setup: &setup})
+	r, st = c.await(ctx, time.Until(deadline))
+	if st != gotAnswer {
+		return fail("setup", st)
+	}
+	if r.Op != opSetup || r.Err != "" {
+		c.retire()
+		msg := r.Err
+		if r.Op != opSetup {
+			msg = fmt.Sprintf("answered %v to the setup", r.Op)
+		}
+		return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s", msg)
+	}
+	return c, r, nil
+}
+
+// sameVariant reports whether a and b are the same request.
+func sameVariant(a, b Variant) bool {
+	eq := func(x, y []int) bool {
+		if len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return a.Source == b.Source && a.KernelName == b.KernelName && eq(a.Global, b.Global) && eq(a.Local, b.Local)
+}
+
+// child is one worker process, seen from the parent.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	wmu    sync.Mutex // serializes writes to stdin
+	enc    *gob.Encoder
+	answer chan wireResponse
+	stop   chan struct{} // closed when the child is being killed or retired
+	once   sync.Once
+	done   chan struct{} // closed when the child has exited and been waited for
+	err    error         // cmd.Wait's error, set before done is closed
+}
+
+// startChild starts the executable exe as a worker.
+func startChild(exe string, env []string, stderr *tailWriter) (*child, error) {
+	ar, aw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("autotune: worker: %v", err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(append(os.Environ(), workerEnv+"=1"), env...)
+	cmd.ExtraFiles = []*os.File{aw} // workerFD
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	cmd.WaitDelay = time.Second // a grandchild holding the output pipes open
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		ar.Close()
+		aw.Close()
+		return nil, fmt.Errorf("autotune: worker: %v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		ar.Close()
+		aw.Close()
+		return nil, fmt.Errorf("autotune: cannot start a worker: %v", err)
+	}
+	aw.Close()
+	c := &child{
+		cmd:    cmd,
+		stdin:  stdin,
+		enc:    gob.NewEncoder(stdin),
+		answer: make(chan wireResponse),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	go func() {
+		dec := gob.NewDecoder(ar)
+		for {
+			var r wireResponse
+			if dec.Decode(&r) != nil {
+				break
+			}
+			select {
+			case c.answer <- r:
+			case <-c.stop:
+			}
+		}
+		ar.Close()
+		c.err = cmd.Wait()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// send writes a request to the child. The child reads its input all the
+// time, so this blocks only while a large setup is written. An error means
+// the child is gone, which await reports.
+func (c *child) send(r wireRequest) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.enc.Encode(r)
+}
+
+type awaitStatus int
+
+const (
+	gotAnswer awaitStatus = iota
+	timedOut
+	cancelled
+	exited
+)
+
+// await waits for the child's next answer, at most limit, and no longer
+// than ctx allows.
+func (c *child) await(ctx context.Context, limit time.Duration) (wireResponse, awaitStatus) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case r := <-c.answer:
+		return r, gotAnswer
+	case <-c.done:
+		return wireResponse{}, exited
+	case <-t.C:
+		return wireResponse{}, timedOut
+	case <-ctx.Done():
+		return wireResponse{}, cancelled
+	}
+}
+
+// kill ends the child at once (a hung kernel keeps a core busy) and waits
+// for it.
+func (c *child) kill() {
+	c.once.Do(func() { close(c.stop) })
+	c.cmd.Process.Kill()
+	<-c.done
+}
+
+// retire closes the child's input, which makes it exit, and kills it if
+// it has not exited within a few seconds.
+func (c *child) retire() {
+	c.once.Do(func() { close(c.stop) })
+	c.wmu.Lock()
+	c.stdin.Close()
+	c.wmu.Unlock()
+	select {
+	case <-c.done:
+	case <-time.After(3 * time.Second):
+		c.kill()
+	}
+}
+
+// exitMessage says how the child ended, with the end of its output.
+func (c *child) exitMessage(out *tailWriter) string {
+	msg := "still running"
+	select {
+	case <-c.done:
+		msg = "exit status 0"
+		if c.err != nil {
+			msg = c.err.Error()
+		}
+	case <-time.After(2 * time.Second):
+	}
+	if t := out.tail(); t != "" {
+		msg += "; its last output:\n" + t
+	}
+	return msg
+}
+
+// tailWriter keeps the last tailSize bytes written to it and copies
+// everything to w if w is not nil.
+type tailWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+const tailSize = 4 << 10
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.w != nil {
+		t.w.Write(p)
+	}
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailSize {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+// tail returns the last lines kept, and forgets them.
+func (t *tailWriter) tail() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimSpace(string(t.buf))
+	t.buf = t.buf[:0]
+	return s
+}
+
+// The wire protocol between a Worker and its child.
+
+type wireOp int
+
+const (
+	opHello    wireOp = iota + 1 // child → parent, once started
+	opSetup                      // parent → child: wireSetup; child → parent: device, baseline, outputs
+	opPrepare                    // parent → child: build a variant ahead (no answer)
+	opMeasure                    // parent → child: measure a variant
+	opCompiled                   // child → parent: the variant is built, runs start
+	opResult                     // child → parent: the variant's result
+)
+
+func (o wireOp) String() string {
+	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result"}
+	if o > 0 && int(o) < len(names) {
+		return names[o]
+	}
+	return fmt.Sprintf("op %d", int(o))
+}
+
+type wireRequest struct {
+	Op      wireOp
+	Setup   *wireSetup
+	Variant Variant
+}
+
+type wireSetup struct {
+	Device    string
+	Args      []wireArg
+	Tolerance Tolerance
+	Reference *Variant  // nil: Want holds the expected outputs
+	Want      []wireArg // parallel to Args; only outputs carry contents
+	Measure   MeasureSettings
+}
+
+type wireResponse struct {
+	Op  wireOp
+	Err string // the setup failed
+
+	Device     string
+	BaselineMs float64
+	Want       []wireArg
+
+	Outcome Outcome
+	Ms      float64
+	Msg     string
+	Restart bool // the child's OpenCL state may be damaged: replace it
+}
+
+// wireArg is an Arg with its contents as little-endian bytes, which gob
+// copies instead of encoding element by element.
+type wireArg struct {
+	Name   string
+	Scalar bool
+	Type   ast.Type
+	Dims   []int
+	Raw    []byte
+	Value  float64
+	Output bool
+}
+
+// wireArgs converts args for the wire; with outputsOnly, only the
+// contents of outputs are sent.
+func wireArgs(args []Arg, outputsOnly bool) []wireArg {
+	out := make([]wireArg, len(args))
+	for i := range args {
+		a := &args[i]
+		out[i] = wireArg{Name: a.Name, Scalar: a.Scalar, Type: a.Type, Dims: a.Dims, Value: a.Value, Output: a.Output}
+		if outputsOnly && !a.Output {
+			continue
+		}
+		switch {
+		case a.F32 != nil:
+			b := make([]byte, 4*len(a.F32))
+			for j, x := range a.F32 {
+				binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(x))
+			}
+			out[i].Raw = b
+		case a.F64 != nil:
+			b := make([]byte, 8*len(a.F64))
+			for j, x := range a.F64 {
+				binary.LittleEndian.PutUint64(b[8*j:], math.Float64bits(x))
+			}
+			out[i].Raw = b
+		case a.I32 != nil:
+			b := make([]byte, 4*len(a.I32))
+			for j, x := range a.I32 {
+				binary.LittleEndian.PutUint32(b[4*j:], uint32(x))
+			}
+			out[i].Raw = b
+		}
+	}
+	return out
+}
+
+// fromWire converts args back; an array without contents gets none.
+func fromWire(args []wireArg) []Arg {
+	out := make([]Arg, len(args))
+	for i := range args {
+		a := &args[i]
+		out[i] = Arg{Name: a.Name, Scalar: a.Scalar, Type: a.Type, Dims: a.Dims, Value: a.Value, Output: a.Output}
+		if a.Raw == nil {
+			continue
+		}
+		b := a.Raw
+		switch a.Type {
+		case ast.Float:
+			v := make([]float32, len(b)/4)
+			for j := range v {
+				v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+			}
+			out[i].F32 = v
+		case ast.Double:
+			v := make([]float64, len(b)/8)
+			for j := range v {
+				v[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
+			}
+			out[i].F64 = v
+		case ast.Int:
+			v := make([]int32, len(b)/4)
+			for j := range v {
+				v[j] = int32(binary.LittleEndian.Uint32(b[4*j:]))
+			}
+			out[i].I32 = v
+		}
+	}
+	return out
+}
+
+// serve is the worker's side of the conversation, on in and out; it
+// returns the process's exit status.
+func serve(in io.Reader, out io.Writer) int {
+	dec, enc := gob.NewDecoder(in), gob.NewEncoder(out)
+	if enc.Encode(wireResponse{Op: opHello}) != nil {
+		return 1
+	}
+	var req wireRequest
+	if err := dec.Decode(&req); err != nil || req.Op != opSetup || req.Setup == nil {
+		fmt.Fprintf(os.Stderr, "hplopt worker: no setup (%v)\n", err)
+		return 1
+	}
+	m, r, err := setupWorker(req.Setup)
+	if err != nil {
+		enc.Encode(wireResponse{Op: opSetup, Err: err.Error()})
+		return 1
+	}
+	defer m.Close()
+	if enc.Encode(r) != nil {
+		return 1
+	}
+
+	exitOn := os.Getenv(workerExitEnv)
+	measure := make(chan Variant, 16)
+	go func() {
+		defer close(measure)
+		for {
+			var r wireRequest
+			if dec.Decode(&r) != nil {
+				return // the parent closed our input: done
+			}
+			switch r.Op {
+			case opPrepare:
+				m.Prepare(r.Variant)
+			case opMeasure:
+				measure <- r.Variant
+			}
+		}
+	}()
+	for v := range measure {
+		if exitOn != "" && strings.Contains(v.Source, exitOn) {
+			fmt.Fprintf(os.Stderr, "hplopt worker: %s=%q: exiting as a crash would\n", workerExitEnv, exitOn)
+			os.Exit(3)
+		}
+		res, restart := m.measure(context.Background(), v, func() {
+			enc.Encode(wireResponse{Op: opCompiled})
+		})
+		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Restart: restart}
+		if res.Err != nil {
+			a.Msg = res.Err.Error()
+		}
+		if enc.Encode(a) != nil {
+			return 1
+		}
+	}
+	return 0
+}
+
+// setupWorker makes the worker's Measurer and runs the reference.
+func setupWorker(s *wireSetup) (*Measurer, wireResponse, error) {
+	p := &Problem{Args: fromWire(s.Args), Tolerance: s.Tolerance}
+	m, err := NewMeasurer(s.Device, p, s.Measure)
+	if err != nil {
+		return nil, wireResponse{}, err
+	}
+	r := wireResponse{Op: opSetup, Device: m.Device()}
+	if s.Want != nil {
+		if err := m.SetExpected(fromWire(s.Want)); err != nil {
+			m.Close()
+			return nil, wireResponse{}, err
+		}
+	}
+	if s.Reference != nil {
+		ms, err := m.SetReference(*s.Reference)
+		if err != nil {
+			m.Close()
+			return nil, wireResponse{}, err
+		}
+		r.BaselineMs = ms
+		if s.Want == nil {
+			r.Want = wireArgs(m.Expected(), true)
+		}
+	}
+	return m, r, nil
+}

@@ -1,0 +1,122 @@
+package autotune_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hplopt/hplopt/autotune"
+)
+
+// TestMain lets the test binary serve as a measurement worker: the
+// Workers of these tests start it again with HPLOPT_WORKER=1.
+func TestMain(m *testing.M) {
+	autotune.MaybeWorker()
+	os.Exit(m.Run())
+}
+
+// axpyHang never ends: it spins until x[i] < -1e30, which no element is,
+// and the compiler cannot know.
+var axpyHang = autotune.Variant{
+	KernelName: "axpy",
+	Global:     []int{axpyN},
+	Source: `__kernel void axpy(__global float *y, __global const float *x, float a, int n) {
+	int i = get_global_id(0);
+	for (;;) {
+		if (x[i] < -1e30f)
+			break;
+		y[i] += a;
+	}
+}
+`,
+}
+
+// crashMark in a variant's source makes the worker exit with status 3
+// when it is asked to measure it (the HPLOPT_WORKER_EXIT_ON test hook),
+// as a crashing OpenCL driver would end it.
+const crashMark = "plant-crash"
+
+// startWorker starts a worker for the axpy problem with a 3 s run limit,
+// skipping the test when there is no OpenCL device.
+func startWorker(t *testing.T, ref autotune.Variant) (*autotune.Worker, error) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts worker processes and waits for time limits")
+	}
+	p := axpyProblem()
+	newMeasurer(t, p, autotune.MeasureSettings{}).Close() // skips without a device
+	return autotune.StartWorker(context.Background(), p, &ref, autotune.WorkerSettings{
+		Timeout:       3 * time.Second,
+		TimeoutFactor: -1,
+		Env:           []string{"HPLOPT_WORKER_EXIT_ON=" + crashMark},
+	})
+}
+
+func TestWorker(t *testing.T) {
+	w, err := startWorker(t, axpyRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx := context.Background()
+	if b, err := w.Baseline(); err != nil || !(b > 0) {
+		t.Fatalf("Baseline() = %v, %v; want a positive time", b, err)
+	}
+	t.Logf("device %s, baseline %.3f ms", w.Device(), must(w.Baseline()))
+
+	w.Prepare(axpyCoarse("w1"))
+	w.Prepare(axpyWrong)
+	expect(t, "coarse", w.Measure(ctx, axpyCoarse("w1")), autotune.OK)
+	expect(t, "wrong", w.Measure(ctx, axpyWrong), autotune.Wrong, "y[999]")
+	expect(t, "broken", w.Measure(ctx, axpyBroken), autotune.Compile, "undeclared_variable")
+
+	start := time.Now()
+	expect(t, "hang", w.Measure(ctx, axpyHang), autotune.Timeout, "ran past its limit of 3s")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("hanging variant took %v to fail", d)
+	}
+	expect(t, "coarse after a hang", w.Measure(ctx, axpyCoarse("w2")), autotune.OK)
+	if n := w.Restarts(); n != 1 {
+		t.Errorf("Restarts() = %d after a hang, want 1", n)
+	}
+
+	expect(t, "crash", w.Measure(ctx, axpyCoarse(crashMark)), autotune.Launch, "worker crashed", "exit status 3", crashMark)
+	expect(t, "coarse after a crash", w.Measure(ctx, axpyCoarse("w3")), autotune.OK)
+	if n := w.Restarts(); n != 2 {
+		t.Errorf("Restarts() = %d after a crash, want 2", n)
+	}
+
+	// The caller's context ends a hanging variant too.
+	cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	expect(t, "hang cancelled", w.Measure(cctx, axpyHang), autotune.Timeout, "deadline exceeded")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("cancelled variant took %v to fail", d)
+	}
+
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, "after Close", w.Measure(ctx, axpyCoarse("w4")), autotune.Launch, "closed")
+}
+
+func TestWorkerBadReference(t *testing.T) {
+	w, err := startWorker(t, axpyBroken)
+	if err == nil {
+		w.Close()
+		t.Fatal("StartWorker with a reference that does not build: no error")
+	}
+	if !strings.Contains(err.Error(), "undeclared_variable") {
+		t.Errorf("StartWorker error %q does not carry the build log", err)
+	}
+}
+
+func must(x float64, err error) float64 {
+	if err != nil {
+		panic(err)
+	}
+	return x
+}
