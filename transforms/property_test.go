@@ -3,18 +3,23 @@ package transforms_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/opencl"
 	"github.com/hplopt/hplopt/transforms"
 )
 
 // problemOf specializes a benchmark instance for the transforms.
-func problemOf(t testing.TB, in *kernels.Instance) *transforms.Problem {
+func problemOf(t testing.TB, in *kernels.Instance, dev *opencl.Device) *transforms.Problem {
 	t.Helper()
 	k, err := hpl.Specialize(in.Bench.Kernel, in.Args...)
 	if err != nil {
@@ -26,133 +31,199 @@ func problemOf(t testing.TB, in *kernels.Instance) *transforms.Problem {
 			ints[p.Name] = int(v)
 		}
 	}
-	return &transforms.Problem{Kernel: k, Domain: in.Global, Ints: ints, MaxWorkGroup: 256, MaxWorkItems: [3]int{256, 256, 64}, LocalMem: 48 << 10}
+	prob := &transforms.Problem{Kernel: k, Domain: in.Global, Ints: ints, MaxWorkGroup: min(256, dev.MaxWorkGroupSize), LocalMem: dev.LocalMemSize}
+	for d := 0; d < 3 && d < len(dev.MaxWorkItemSizes); d++ {
+		prob.MaxWorkItems[d] = dev.MaxWorkItemSizes[d]
+	}
+	return prob
 }
 
-// randomParams draws a setting, legal or not, biased towards the shapes
-// the tuner explores: powers of two and a few odd values.
-func randomParams(r *rand.Rand, dims int, loops []int) transforms.Params {
+// randomParams draws a setting, legal or not: powers of two and odd values
+// for every parameter, global sizes that give a work-item one block or
+// several.
+func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 	var p transforms.Params
 	pick := func(xs ...int) int { return xs[r.IntN(len(xs))] }
-	for d := 0; d < dims; d++ {
-		n := 0
+	for d, n := range size.N {
 		p.Local[d] = pick(1, 2, 4, 8, 16)
 		p.Block[d] = pick(1, 1, 2, 3, 4)
-		_ = n
+		blocks := (n + p.Block[d] - 1) / p.Block[d]
+		if r.IntN(3) == 0 {
+			blocks = (blocks + 2) / 3
+		}
+		p.Global[d] = (blocks + p.Local[d] - 1) / p.Local[d] * p.Local[d]
 	}
 	p.FullUnroll = r.IntN(2) == 0
 	p.Interleave = r.IntN(2) == 0
-	for i, l := range loops {
+	for i, l := range size.K {
 		p.Tile[i] = pick(0, 0, 1, 2, 3, 4, 8, l)
 	}
-	if len(loops) > 0 {
-		p.Unroll = pick(1, 1, 2, 3, 4)
-		p.LocalMem = r.IntN(2) == 0
-	}
+	p.Unroll = pick(1, 1, 2, 3, 4)
+	p.LocalMem = r.IntN(2) == 0
 	return p
 }
 
-// settingsPerKernel is how many legal settings each kernel is checked with
-// in each size; HPLOPT_PROPERTY_SETTINGS overrides it.
-func settingsPerKernel() int {
+// settingsPerSize is how many legal settings of each kernel are run at each
+// of its two sizes; HPLOPT_PROPERTY_SETTINGS overrides it.
+func settingsPerSize() int {
 	if n, err := strconv.Atoi(os.Getenv("HPLOPT_PROPERTY_SETTINGS")); err == nil && n > 0 {
 		return n
 	}
 	if testing.Short() {
 		return 8
 	}
-	return 110
+	return 100
+}
+
+// oddSize grows every extent of s to an odd number that powers of two do
+// not divide.
+func oddSize(s kernels.Size) kernels.Size {
+	var out kernels.Size
+	for _, n := range s.N {
+		out.N = append(out.N, (n+n/4+3)|1)
+	}
+	for _, k := range s.K {
+		out.K = append(out.K, (k+2)|1)
+	}
+	return out
 }
 
 // TestRandomSettingsMatchReference is the correctness bar of the passes:
-// random legal settings of each of the eight kernels, at its tiny size and at
-// an odd size that tiles and blocks do not divide, run on the OpenCL device
-// and match the CPU reference.
+// random legal settings of each of the eight kernels, at its tiny size and
+// at an odd size that tiles and blocks do not divide, are generated, checked
+// for the invariants, run on the OpenCL device and compared with the CPU
+// reference: 200 settings per kernel (16 under -short).
 func TestRandomSettingsMatchReference(t *testing.T) {
-	perSize := settingsPerKernel()
+	s, err := opencl.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	per := settingsPerSize()
 	for _, b := range kernels.All() {
 		t.Run(b.Name, func(t *testing.T) {
-			sizes := []kernels.Size{b.Sizes["tiny"], oddSize(b.Sizes["tiny"])}
 			r := rand.New(rand.NewPCG(uint64(len(b.Name)), 7))
 			legal, illegal := 0, 0
-			for si, size := range sizes {
+			odd := oddSize(b.Sizes["tiny"])
+			if b.Validate(odd) != nil { // NBODY's loop runs over all the bodies
+				odd.K = []int{odd.N[0]}
+			}
+			for si, size := range []kernels.Size{b.Sizes["tiny"], odd} {
 				in, err := b.Instance(size, int64(si)+1)
 				if err != nil {
 					t.Fatal(err)
 				}
-				prob := problemOf(t, in)
-				loops := loopLengths(t, prob, size)
-				want := in.Reference()
-				for tries := 0; legal < perSize*(si+1) && tries < 200*perSize; tries++ {
-					p := randomParams(r, len(size.N), loops)
-					// global sizes: every block once, or in two cyclic rounds
-					for d := range size.N {
-						blocks := (size.N[d] + p.Block[d] - 1) / p.Block[d]
-						if r.IntN(3) == 0 {
-							blocks = (blocks + 1) / 2
-						}
-						p.Global[d] = (blocks + p.Local[d] - 1) / p.Local[d] * p.Local[d]
-					}
+				prob := problemOf(t, in, s.Device)
+				var batch []*transforms.Variant
+				var settings []transforms.Params
+				for tries := 0; len(batch) < per && tries < 100*per; tries++ {
+					p := randomParams(r, size)
 					v, err := transforms.Apply(prob, p)
 					if errors.Is(err, transforms.ErrIllegal) {
 						illegal++
 						continue
 					}
 					if err != nil {
-						t.Fatalf("%s: %v", p, err)
-					}
-					legal++
-					if err := transforms.Check(v.Kernel, prob.LocalMem); err != nil {
-						t.Fatalf("%s: %v", p, err)
-					}
-					for _, name := range in.Outputs {
-						clear(in.Array(name).Float32s())
-					}
-					if b.Name == "syrk" || b.Name == "syr2k" {
-						in, _ = b.Instance(size, int64(si)+1) // c is read: start afresh
-					}
-					err = hpl.Eval(b.Kernel).Variant(v.Kernel).Global(v.Global...).Local(v.Local...).Run(in.Args...)
-					if err != nil {
 						t.Fatalf("%s %s: %v", size, p, err)
 					}
-					if err := in.Check(0); err != nil {
-						src, _ := hpl.Eval(b.Kernel).Variant(v.Kernel).Source(in.Args...)
-						t.Fatalf("%s %s: %v\n%s", size, p, err, src)
+					if err := transforms.Check(v.Kernel, prob.LocalMem); err != nil {
+						t.Fatalf("%s %s: %v", size, p, err)
 					}
-					_ = want
+					batch = append(batch, v)
+					settings = append(settings, p)
 				}
+				legal += len(batch)
+				runBatch(t, s, in, size, batch, settings)
 			}
-			t.Logf("%d legal settings checked, %d illegal rejected", legal, illegal)
-			if legal < perSize {
-				t.Errorf("only %d legal settings found", legal)
+			t.Logf("%d legal settings run and checked, %d illegal ones rejected", legal, illegal)
+			if legal < 2*per {
+				t.Errorf("only %d legal settings found, want %d", legal, 2*per)
 			}
 		})
 	}
 }
 
-// oddSize grows every extent of s to an odd number that powers of two do
-// not divide.
-func oddSize(s kernels.Size) kernels.Size {
-	out := kernels.Size{}
-	for _, n := range s.N {
-		out.N = append(out.N, n+n/4+3|1)
-	}
-	for _, k := range s.K {
-		out.K = append(out.K, k+2|1)
-	}
-	return out
-}
-
-func loopLengths(t testing.TB, prob *transforms.Problem, s kernels.Size) []int {
+// runBatch builds the variants as one program (PoCL compiles a program once;
+// -cl-opt-disable keeps its per-kernel code generation quick), runs each on
+// fresh copies of the inputs and compares its outputs with the reference.
+func runBatch(t *testing.T, s *opencl.Session, in *kernels.Instance, size kernels.Size, vs []*transforms.Variant, ps []transforms.Params) {
 	t.Helper()
-	n, err := transforms.Loops(prob)
-	if err != nil {
-		t.Fatal(err)
+	const chunk = 25
+	want := in.Reference()
+	params := in.Bench.Kernel.Params()
+	init := map[string][]float32{}
+	bufs := make([]*opencl.Buffer, len(params))
+	for i, a := range in.Args {
+		if a, ok := a.(*hpl.Array); ok {
+			data := append([]float32(nil), a.ReadFloat32s()...)
+			init[params[i].Name] = data
+			b, err := s.Context.NewBuffer(4 * len(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			bufs[i] = b
+		}
 	}
-	if n != len(s.K) {
-		t.Fatalf("the main loop nest has %d loops; the size has %d loop lengths", n, len(s.K))
+	for start := 0; start < len(vs); start += chunk {
+		group := vs[start:min(start+chunk, len(vs))]
+		var src strings.Builder
+		for j, v := range group {
+			k := ast.Clone(v.Kernel)
+			k.Name = fmt.Sprintf("%s_%d", k.Name, j)
+			code, err := codegen.Source(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.WriteString(code)
+		}
+		prog, err := s.Context.Build(src.String(), "-cl-opt-disable")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, v := range group {
+			setting := ps[start+j]
+			k, err := prog.Kernel(fmt.Sprintf("%s_%d", v.Kernel.Name, j))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, a := range in.Args {
+				switch a := a.(type) {
+				case *hpl.Array:
+					if err := opencl.WriteSlice(s.Queue, bufs[i], init[params[i].Name]); err != nil {
+						t.Fatal(err)
+					}
+					err = k.SetArgBuffer(i, bufs[i])
+				case int32:
+					err = k.SetArgInt32(i, a)
+				case float32:
+					err = k.SetArgFloat32(i, a)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Queue.Run(k, v.Global, v.Local); err != nil {
+				t.Fatalf("%s %s: %v", size, setting, err)
+			}
+			for i, p := range params {
+				w, ok := want[p.Name]
+				if !ok {
+					continue
+				}
+				got := make([]float32, len(w))
+				if err := opencl.ReadSlice(s.Queue, bufs[i], got); err != nil {
+					t.Fatal(err)
+				}
+				for e := range w {
+					if d := math.Abs(float64(got[e] - w[e])); !(d <= 1e-3*math.Max(1, math.Abs(float64(w[e])))) {
+						code, _ := codegen.Source(v.Kernel)
+						t.Fatalf("%s %s: %s[%d] = %v, want %v\n%s", size, setting, p.Name, e, got[e], w[e], code)
+					}
+				}
+			}
+			k.Close()
+		}
+		prog.Close()
 	}
-	return s.K
 }
-
-var _ = fmt.Sprint
