@@ -14,6 +14,7 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/genetic"
+	"github.com/hplopt/hplopt/opencl"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -185,13 +186,17 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if err != nil {
 		return nil, err
 	}
-	info, err := e.DeviceInfo()
+	spec := e.spec
+	if d, ok := e.dev.(*opencl.Device); ok && d != nil {
+		spec = d.Spec()
+	}
+	dev, err := opencl.Select(spec)
 	if err != nil {
 		return nil, err
 	}
-	prob := &transforms.Problem{Kernel: k, Domain: global, Ints: map[string]int{}, MaxWorkGroup: info.MaxWorkGroup, LocalMem: info.LocalMem}
-	for d := 0; d < len(info.MaxItems) && d < 3; d++ {
-		prob.MaxWorkItems[d] = info.MaxItems[d]
+	prob := &transforms.Problem{Kernel: k, Domain: global, Ints: map[string]int{}, MaxWorkGroup: dev.MaxWorkGroupSize, LocalMem: dev.LocalMemSize}
+	for d := 0; d < len(dev.MaxWorkItemSizes) && d < 3; d++ {
+		prob.MaxWorkItems[d] = dev.MaxWorkItemSizes[d]
 	}
 	aprob := &autotune.Problem{}
 	written := writtenArrays(k)
@@ -240,7 +245,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 		return nil, err
 	}
 	ref := &autotune.Variant{Source: src, KernelName: k.Name, Global: global}
-	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: e.spec, Timeout: set.Timeout, Stderr: set.Stderr})
+	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr})
 	if err != nil {
 		return nil, err
 	}
