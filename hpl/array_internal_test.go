@@ -39,7 +39,7 @@ func transfers(t *testing.T, a *Array, up, back int) {
 	}
 }
 
-func TestCoherence(t *testing.T) {
+func TestCoherenceBookkeeping(t *testing.T) {
 	d1, d2 := &fakeDevice{name: "d1"}, &fakeDevice{name: "d2"}
 	a := FromFloat32s([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
 	if a.Len() != 6 || a.Rank() != 2 || a.String() != "float32[2][3]" {

@@ -220,8 +220,19 @@ type Instance struct {
 	// array read or written once (syrk's c both).
 	FLOPs, Bytes float64
 
-	outs  []*hpl.Array
-	point func(p []int, emit emitFunc) // the reference at one point
+	outs   []*hpl.Array
+	resets []filled                     // outputs the kernel also reads, with their initial data
+	point  func(p []int, emit emitFunc) // the reference at one point
+}
+
+// Reset gives the outputs that the kernel also reads (syrk's c) their
+// initial contents again, so that the kernel can run again on the same
+// input; the next run uploads them. The other outputs need no reset: the
+// kernel overwrites every element.
+func (in *Instance) Reset() {
+	for _, r := range in.resets {
+		copy(r.arr.Float32s(), r.data)
+	}
 }
 
 // emitFunc receives one reference element: output index (into Outputs),

@@ -260,3 +260,15 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestReset(t *testing.T) {
+	b, _ := kernels.Get("syrk")
+	in, _ := b.Instance(b.Sizes["tiny"], 1)
+	c := in.Array("c")
+	c0 := append([]float32(nil), c.ReadFloat32s()...)
+	c.Float32s()[7] = 99
+	in.Reset()
+	if !equal(c.ReadFloat32s(), c0) {
+		t.Error("Reset did not restore syrk's c")
+	}
+}
