@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -25,6 +26,10 @@ type Table2Spec struct {
 	// MaxWorkItems is the device's largest local size per dimension.
 	// Default 0: 1024.
 	MaxWorkItems [3]int
+	// Fixed pins parameters to one value each, whether or not the value is
+	// among the candidates (the passes still judge it legal or not); the
+	// search then runs over the others. Default nil: nothing pinned.
+	Fixed map[string]int
 }
 
 // Limits of the Table 2 ranges.
@@ -185,6 +190,20 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 	}
 	params = append(params, Param{Name: "lmem", Range: func(Point) []int { return lmem }})
 
+	for name := range spec.Fixed {
+		found := false
+		for _, p := range params {
+			found = found || p.Name == name
+		}
+		if !found {
+			return nil, nil, fmt.Errorf("autotune: cannot pin %s: the kernel's Table 2 parameters are %s", name, paramNames(params))
+		}
+	}
+	for i := range params {
+		if v, ok := spec.Fixed[params[i].Name]; ok {
+			params[i].Range = func(Point) []int { return []int{v} }
+		}
+	}
 	s, err := NewSpace(params...)
 	if err != nil {
 		return nil, nil, err
@@ -257,4 +276,12 @@ func tileSizes(l int) []int {
 		r = r[len(r)-maxTiles:]
 	}
 	return append([]int{0}, r...)
+}
+
+func paramNames(ps []Param) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -39,6 +39,9 @@ type OptimizerSettings struct {
 	Genetic genetic.Settings
 	// Stderr receives the measurement worker's messages. Default nil.
 	Stderr io.Writer
+	// Fixed pins optimizer parameters (transforms.Names) to values; the
+	// search runs over the others. Default nil.
+	Fixed map[string]int
 }
 
 // Strategies lists the search strategies by name.
@@ -236,7 +239,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if err != nil {
 		return nil, err
 	}
-	space, toParams, err := autotune.Table2(autotune.Table2Spec{Domain: global, Loops: loops, MaxWorkGroup: prob.MaxWorkGroup, MaxWorkItems: prob.MaxWorkItems})
+	space, toParams, err := autotune.Table2(autotune.Table2Spec{Domain: global, Loops: loops, MaxWorkGroup: prob.MaxWorkGroup, MaxWorkItems: prob.MaxWorkItems, Fixed: set.Fixed})
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,10 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/transforms"
 )
 
-const tuneUsage = "usage: hplopt [tune] KERNEL [-d DEVICE] [--size tiny|S|M|L] [-n N[,N...]] [-k K[,K...]] [-s genetic|random|exhaustive] [-t SECONDS] [-e EVALUATIONS] [--seed N] [--emit FILE.cl] [--json FILE] [-q]"
+const tuneUsage = "usage: hplopt [tune] KERNEL [-d DEVICE] [--size tiny|S|M|L] [-n N[,N...]] [-k K[,K...]] [-s genetic|random|exhaustive] [-t SECONDS] [-e EVALUATIONS] [--seed N] [--params name=value,...] [--emit FILE.cl] [--json FILE] [-q]"
 
 // tuneConfig is one `hplopt tune`.
 type tuneConfig struct {
@@ -49,6 +50,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 	emit := fs.String("emit", "", "write the best kernel's OpenCL to this file")
 	js := fs.String("json", "", "write the JSON report to this file")
 	quiet := fs.Bool("q", false, "no progress lines")
+	pins := fs.String("params", "", "pin optimizer parameters: name=value,... (the search runs over the others)")
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -93,11 +95,15 @@ func parseTune(args []string) (*tuneConfig, error) {
 	if *evals < 0 {
 		return nil, fmt.Errorf("-e %d: must not be negative", *evals)
 	}
+	fixed, err := parsePins(*pins)
+	if err != nil {
+		return nil, err
+	}
 	return &tuneConfig{
 		Bench: b, Size: size, Device: *device, DataSeed: *dataSeed, Emit: *emit, JSON: *js, Quiet: *quiet,
 		Settings: hpl.OptimizerSettings{
 			Strategy: st, Seed: *seed, Time: time.Duration(*secs * float64(time.Second)), Evals: *evals,
-			Timeout: time.Duration(*timeout * float64(time.Second)),
+			Timeout: time.Duration(*timeout * float64(time.Second)), Fixed: fixed,
 		},
 	}, nil
 }
@@ -212,4 +218,22 @@ func writeTuning(cfg *tuneConfig, t *hpl.Tuning) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// parsePins reads "name=value,..." into a map, checking the names.
+func parsePins(s string) (map[string]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var p transforms.Params
+	out := map[string]int{}
+	for _, kv := range strings.Split(s, ",") {
+		name, _, _ := strings.Cut(kv, "=")
+		if err := transforms.ParseParams(kv, &p); err != nil {
+			return nil, err
+		}
+		v, _ := p.Get(strings.TrimSpace(name))
+		out[strings.TrimSpace(name)] = v
+	}
+	return out, nil
 }
