@@ -181,60 +181,11 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if e.variant != nil {
 		return nil, e.fail("Tune starts from the kernel as written; do not set a Variant")
 	}
-	k, err := e.Specialize(args...)
+	prob, aprob, spec, err := e.problems(args)
 	if err != nil {
 		return nil, err
 	}
-	global, _, err := e.domains(k, args)
-	if err != nil {
-		return nil, err
-	}
-	spec := e.spec
-	if d, ok := e.dev.(*opencl.Device); ok && d != nil {
-		spec = d.Spec()
-	}
-	dev, err := opencl.Select(spec)
-	if err != nil {
-		return nil, err
-	}
-	prob := &transforms.Problem{Kernel: k, Domain: global, Ints: map[string]int{}, MaxWorkGroup: dev.MaxWorkGroupSize, LocalMem: dev.LocalMemSize}
-	for d := 0; d < len(dev.MaxWorkItemSizes) && d < 3; d++ {
-		prob.MaxWorkItems[d] = dev.MaxWorkItemSizes[d]
-	}
-	aprob := &autotune.Problem{}
-	written := writtenArrays(k)
-	for i, p := range k.Params {
-		arg := autotune.Arg{Name: p.Name, Type: p.Type}
-		if p.Rank == 0 {
-			v, err := scalarArg(p, args[i])
-			if err != nil {
-				return nil, err
-			}
-			arg.Scalar = true
-			switch v := v.(type) {
-			case int32:
-				arg.Value = float64(v)
-				prob.Ints[p.Name] = int(v)
-			case float32:
-				arg.Value = float64(v)
-			case float64:
-				arg.Value = v
-			}
-		} else {
-			a := args[i].(*Array)
-			arg.Dims = a.Dims()
-			arg.Output = written[p.Name]
-			switch p.Type {
-			case ast.Float:
-				arg.F32 = a.ReadFloat32s()
-			case ast.Double:
-				arg.F64 = a.ReadFloat64s()
-			case ast.Int:
-				arg.I32 = a.ReadInt32s()
-			}
-		}
-		aprob.Args = append(aprob.Args, arg)
-	}
+	k, global := prob.Kernel, prob.Domain
 	loops, err := transforms.LoopLengths(prob)
 	if err != nil {
 		return nil, err
@@ -298,4 +249,73 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 		}
 	}
 	return t, err
+}
+
+// OptimizerProblem returns what the transform passes work on for args on
+// the evaluation's device: the kernel specialized for the arrays' extents,
+// the single-point domain, the int arguments' values and the device limits.
+func (e *Evaluation) OptimizerProblem(args ...any) (prob *transforms.Problem, err error) {
+	defer e.guard(&err)
+	prob, _, _, err = e.problems(args)
+	return prob, err
+}
+
+// problems builds the transforms' and the measurement's views of args and
+// returns the device spec a worker process can open.
+func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Problem, string, error) {
+	k, err := e.Specialize(args...)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	global, _, err := e.domains(k, args)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	spec := e.spec
+	if d, ok := e.dev.(*opencl.Device); ok && d != nil {
+		spec = d.Spec()
+	}
+	dev, err := opencl.Select(spec)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	prob := &transforms.Problem{Kernel: k, Domain: global, Ints: map[string]int{}, MaxWorkGroup: dev.MaxWorkGroupSize, LocalMem: dev.LocalMemSize}
+	for d := 0; d < len(dev.MaxWorkItemSizes) && d < 3; d++ {
+		prob.MaxWorkItems[d] = dev.MaxWorkItemSizes[d]
+	}
+	aprob := &autotune.Problem{}
+	written := writtenArrays(k)
+	for i, p := range k.Params {
+		arg := autotune.Arg{Name: p.Name, Type: p.Type}
+		if p.Rank == 0 {
+			v, err := scalarArg(p, args[i])
+			if err != nil {
+				return nil, nil, "", err
+			}
+			arg.Scalar = true
+			switch v := v.(type) {
+			case int32:
+				arg.Value = float64(v)
+				prob.Ints[p.Name] = int(v)
+			case float32:
+				arg.Value = float64(v)
+			case float64:
+				arg.Value = v
+			}
+		} else {
+			a := args[i].(*Array)
+			arg.Dims = a.Dims()
+			arg.Output = written[p.Name]
+			switch p.Type {
+			case ast.Float:
+				arg.F32 = a.ReadFloat32s()
+			case ast.Double:
+				arg.F64 = a.ReadFloat64s()
+			case ast.Int:
+				arg.I32 = a.ReadInt32s()
+			}
+		}
+		aprob.Args = append(aprob.Args, arg)
+	}
+	return prob, aprob, spec, nil
 }
