@@ -32,7 +32,7 @@ type Evaluation struct {
 	spec    string
 	dev     any // an *opencl.Device given to On
 	elapsed time.Duration
-	err     error // a misuse of the builder methods
+	err     error // a misuse of the builder methods (On(nil))
 }
 
 // Eval starts an evaluation of k. With no Global, the global domain is the
@@ -59,7 +59,7 @@ func (e *Evaluation) Local(sizes ...int) *Evaluation {
 // Device selects the device by a spec string, as opencl.Select reads it
 // (for example "pocl", "nvidia:0", or "" for the default).
 func (e *Evaluation) Device(spec string) *Evaluation {
-	e.spec, e.dev = spec, nil
+	e.spec, e.dev, e.err = spec, nil, nil
 	return e
 }
 

@@ -322,10 +322,11 @@ func (in *Instance) each(points []int, f func(worker, out, off int, want, mag fl
 
 // Tolerance is the accepted error of an output element, relative to the
 // sum of the absolute values of the terms that make it (not to the result,
-// which cancellation can make small): float32 sums of terms in any order,
-// and rsqrt's few ulps per term, stay well inside it. With the sum of n
-// terms, it is 1e-5 + 4e-7*sqrt(n); a missing or doubled term is larger
-// than that for the tiny and S sizes.
+// which cancellation can make small): float32 sums of n terms in any order,
+// with rsqrt's few ulps per term, stay well inside 1e-5 + 4e-7*sqrt(n). A
+// missing or doubled term of average size, mag/n, exceeds it up to about
+// 10^4 terms: at the tiny sizes, and for MATMUL, SYRK, SYR2K and DCS3D at
+// every size.
 func Tolerance(terms int) float64 { return 1e-5 + 4e-7*math.Sqrt(float64(terms)) }
 
 // Terms is the number of terms summed into one output element.
