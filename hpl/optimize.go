@@ -232,7 +232,12 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	default:
 		gs := set.Genetic
 		if pt, err := space.PointOf(transforms.Baseline(prob).Map(len(global), len(loops))); err == nil {
-			gs.Seeds = append(gs.Seeds, pt)
+			gs.Seeds = append(gs.Seeds, space.Repair(pt))
+		}
+		for _, m := range canonicalSeeds(global, loops) {
+			if pt, err := space.PointOf(m); err == nil {
+				gs.Seeds = append(gs.Seeds, space.Repair(pt))
+			}
 		}
 		strat = genetic.New(space, r, gs)
 	}
@@ -318,4 +323,35 @@ func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Proble
 		aprob.Args = append(aprob.Args, arg)
 	}
 	return prob, aprob, spec, nil
+}
+
+// canonicalSeeds are starting points for the genetic search beside the
+// single-point setting: the register-blocked, local-memory shapes that
+// hand-tuned GPU kernels use (work-groups of 256, a few points per
+// work-item, interleaved, tiles of 16 or 32). Parameters fixed by the user
+// are pinned by the space anyway; values outside the space are repaired.
+func canonicalSeeds(domain, loops []int) []map[string]int {
+	shapes := map[int][][2][3]int{ // local sizes, block sizes
+		1: {{{128, 1, 1}, {4, 1, 1}}, {{256, 1, 1}, {1, 1, 1}}},
+		2: {{{16, 16, 1}, {8, 8, 1}}, {{16, 16, 1}, {4, 4, 1}}, {{32, 8, 1}, {4, 8, 1}}},
+		3: {{{16, 8, 2}, {1, 2, 2}}, {{32, 4, 2}, {2, 2, 1}}},
+	}
+	var out []map[string]int
+	for _, sh := range shapes[len(domain)] {
+		m := map[string]int{"fullunroll": 1, "interleave": 1, "lmem": 1, "uf": 4}
+		for d, n := range domain {
+			a := string(rune('x' + d))
+			lsz, bsz := min(sh[0][d], n), min(sh[1][d], n)
+			blocks := (n + bsz - 1) / bsz
+			m["lsz"+a], m["bsz"+a], m["sz"+a] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
+		}
+		for i, l := range loops {
+			m[fmt.Sprintf("tw%d", i)] = min(l, 32)
+		}
+		if len(loops) == 0 {
+			m["lmem"], m["uf"] = 0, 1
+		}
+		out = append(out, m)
+	}
+	return out
 }

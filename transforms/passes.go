@@ -208,12 +208,12 @@ references are rewritten to local indices.`,
 			g.name = s.fresh("l_" + g.arr.Name)
 			s.staged = append(s.staged, g.name)
 			elems := int64(1)
-			for d := range g.subs {
-				elems *= int64(g.ext[d])
+			for _, e := range padded(g.ext) {
+				elems *= int64(e)
 			}
 			q := s.k.Param(g.arr.Name)
 			s.localBytes += elems * int64(q.Type.Size())
-			s.decls = append(s.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: g.ext})
+			s.decls = append(s.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: padded(g.ext)})
 		}
 		if lim := s.prob.LocalMem; lim > 0 && s.localBytes > lim {
 			return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.localBytes, lim)
@@ -869,4 +869,15 @@ generated code reads like hand-written code.`,
 		s.comp.Body = ast.Simplify(s.comp.Body).(*ast.Block)
 		return nil
 	},
+}
+
+// padded returns the declared extents of a local array: a row whose length
+// is a multiple of 16 gets one more element, so that work-items reading a
+// column (l_a[lidy + 16*i][k]) hit different memory banks.
+func padded(ext []int) []int {
+	out := append([]int(nil), ext...)
+	if n := len(out); n >= 2 && out[n-1]%16 == 0 {
+		out[n-1]++
+	}
+	return out
 }
