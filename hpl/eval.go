@@ -32,7 +32,9 @@ type Evaluation struct {
 	spec    string
 	dev     any // an *opencl.Device given to On
 	elapsed time.Duration
-	err     error // a misuse of the builder methods (On(nil))
+	err     error              // a misuse of the builder methods (On(nil))
+	opt     *OptimizerSettings // set by Optimize
+	tuning  *Tuning            // the search behind the last optimized Run
 }
 
 // Eval starts an evaluation of k. With no Global, the global domain is the
@@ -375,6 +377,9 @@ func (e *Evaluation) Run(args ...any) (err error) {
 	defer e.guard(&err)
 	if e.err != nil {
 		return e.err
+	}
+	if e.opt != nil && e.variant == nil {
+		return e.runOptimized(args)
 	}
 	k, err := e.Specialize(args...)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hplopt/hplopt/ast"
@@ -354,4 +355,56 @@ func canonicalSeeds(domain, loops []int) []map[string]int {
 		out = append(out, m)
 	}
 	return out
+}
+
+// Optimize makes Run search the optimizer's parameters for its arguments
+// first, then run the fastest verified variant: the paper's
+// eval(kernel).optimize(settings)(args). The search is made once per
+// kernel, device and argument shapes and scalar values, and remembered for
+// later Runs (of any Evaluation) in this process.
+func (e *Evaluation) Optimize(set OptimizerSettings) *Evaluation {
+	e.opt = &set
+	return e
+}
+
+// Tuning returns the search behind the last optimized Run, or nil.
+func (e *Evaluation) Tuning() *Tuning { return e.tuning }
+
+var tunings sync.Map // tuningKey -> *Tuning
+
+func (e *Evaluation) runOptimized(args []any) error {
+	k, err := e.Specialize(args...)
+	if err != nil {
+		return err
+	}
+	var key strings.Builder
+	fmt.Fprintf(&key, "%s|%s|%v|", e.spec, ast.String(k), e.global)
+	if d, ok := e.dev.(*opencl.Device); ok && d != nil {
+		key.WriteString(d.Spec())
+	}
+	for _, a := range args {
+		if _, ok := a.(*Array); !ok {
+			fmt.Fprintf(&key, "%v,", a)
+		}
+	}
+	t, _ := tunings.Load(key.String())
+	if t == nil {
+		tt, err := e.Tune(context.Background(), *e.opt, args...)
+		if err != nil {
+			return err
+		}
+		if tt.Best == nil {
+			return e.fail("the search found no variant that runs correctly (%d evaluations)", tt.Report.Evaluations)
+		}
+		tunings.Store(key.String(), tt)
+		t = tt
+	}
+	e.tuning = t.(*Tuning)
+	run := *e
+	run.opt = nil
+	run.variant = e.tuning.Best.Kernel
+	run.global, run.local = e.tuning.Best.Global, e.tuning.Best.Local
+	err = run.Run(args...)
+	e.elapsed = run.elapsed
+	return err
 }
