@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hplopt/hplopt/autotune"
+)
+
+func TestMain(m *testing.M) {
+	autotune.MaybeWorker()
+	os.Exit(m.Run())
+}
+
+func TestUsage(t *testing.T) {
+	if st, _, errs := hplopt(); st != 2 || !strings.Contains(errs, "usage") {
+		t.Errorf("no arguments: status %d, stderr %q", st, errs)
+	}
+	if st, _, errs := hplopt("bogus"); st != 2 || !strings.Contains(errs, "unknown verb or kernel") {
+		t.Errorf("bogus: status %d, stderr %q", st, errs)
+	}
+	if st, out, _ := hplopt("-h"); st != 0 || !strings.Contains(out, "tune") {
+		t.Errorf("-h: status %d, stdout %q", st, out)
+	}
+	for _, args := range [][]string{
+		{"tune"}, {"tune", "nosuch"}, {"tune", "matmul", "-s", "annealing"}, {"tune", "matmul", "-t", "0"},
+		{"tune", "matmul", "--params", "bogus=1"}, {"matmul", "-n", "0"}, {"gen", "matmul", "--params", "uf"},
+		{"devices", "extra"}, {"check", "extra"},
+	} {
+		if st, _, errs := hplopt(args...); st != 2 {
+			t.Errorf("%v: status %d, want 2 (stderr %q)", args, st, errs)
+		}
+	}
+}
+
+func TestDevicesAndCheck(t *testing.T) {
+	needDevice(t)
+	st, out, errs := hplopt("devices")
+	if st != 0 || !strings.Contains(out, "[default]") || !strings.Contains(out, "max work-group") {
+		t.Fatalf("devices: status %d\n%s%s", st, out, errs)
+	}
+	st, out, errs = hplopt("check")
+	if st != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("check: status %d\n%s%s", st, out, errs)
+	}
+	if st, _, errs := hplopt("check", "-d", "no-such-device"); st != 1 || !strings.Contains(errs, "devices found") {
+		t.Errorf("check -d no-such-device: status %d, stderr %q", st, errs)
+	}
+}
+
+// TestTuneVerb runs the paper's command form for a few evaluations and
+// checks the printed summary, the --emit source and the --json report.
+func TestTuneVerb(t *testing.T) {
+	needDevice(t)
+	if testing.Short() {
+		t.Skip("tunes for a few seconds")
+	}
+	dir := t.TempDir()
+	js, cl := filepath.Join(dir, "r.json"), filepath.Join(dir, "best.cl")
+	st, out, errs := hplopt("matmul", "--size", "tiny", "-s", "g", "-e", "8", "-t", "60", "--seed", "3", "--json", js, "--emit", cl, "-q")
+	if st != 0 {
+		t.Fatalf("status %d\n%s%s", st, out, errs)
+	}
+	for _, want := range []string{"single-point", "speedup", "evaluations   8", "params", "failures"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	src, err := os.ReadFile(cl)
+	if err != nil || !strings.Contains(string(src), "__kernel void mxm") {
+		t.Errorf("--emit: %v\n%s", err, src)
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"kernel", "device", "strategy", "seed", "space_size", "evaluations", "failures", "baseline_ms", "best_ms", "speedup", "best_params", "evals_per_minute", "history"} {
+		if _, ok := rep[f]; !ok {
+			t.Errorf("the JSON report lacks %q", f)
+		}
+	}
+	if h, _ := rep["history"].([]any); len(h) != 8 {
+		t.Errorf("history has %d entries, want 8", len(h))
+	}
+	fails, _ := rep["failures"].(map[string]any)
+	for _, f := range []string{"illegal", "compile", "launch", "wrong", "timeout"} {
+		if _, ok := fails[f]; !ok {
+			t.Errorf("failures lacks %q", f)
+		}
+	}
+}
