@@ -30,3 +30,16 @@ func (e *Exhaustive) Next() (Point, bool) {
 
 // Tell does nothing: the order does not depend on results.
 func (*Exhaustive) Tell(Point, Result) {}
+
+// Upcoming returns the next n points in order.
+func (e *Exhaustive) Upcoming(n int) []Point {
+	var out []Point
+	i := new(big.Int).Set(e.next)
+	for len(out) < n && i.Cmp(e.size) < 0 {
+		out = append(out, e.space.At(i))
+		i.Add(i, bigOne)
+	}
+	return out
+}
+
+var _ Lookahead = (*Exhaustive)(nil)

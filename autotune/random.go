@@ -21,6 +21,7 @@ type Random struct {
 	drawn uint64            // indices drawn so far (small spaces)
 	swap  map[uint64]uint64 // lazy Fisher-Yates: position -> index held there
 	seen  map[string]bool   // indices drawn so far (huge spaces)
+	ahead []Point           // drawn by Upcoming, not yet proposed
 }
 
 // NewRandom returns a random search of space drawing from r.
@@ -41,6 +42,11 @@ func (*Random) Name() string { return "random" }
 // Next returns a point not proposed before; ok is false once every point
 // of the space was proposed.
 func (s *Random) Next() (Point, bool) {
+	if len(s.ahead) > 0 {
+		p := s.ahead[0]
+		s.ahead = s.ahead[1:]
+		return p, true
+	}
 	i, ok := s.nextIndex()
 	if !ok {
 		return Point{}, false
@@ -78,3 +84,18 @@ func (s *Random) nextIndex() (*big.Int, bool) {
 
 // Tell does nothing: random search does not learn.
 func (*Random) Tell(Point, Result) {}
+
+// Upcoming draws up to n points ahead: Next returns them first, in order,
+// so a seeded search proposes the same points whether or not it is asked.
+func (s *Random) Upcoming(n int) []Point {
+	for len(s.ahead) < n {
+		i, ok := s.nextIndex()
+		if !ok {
+			break
+		}
+		s.ahead = append(s.ahead, s.space.At(i))
+	}
+	return append([]Point(nil), s.ahead[:min(n, len(s.ahead))]...)
+}
+
+var _ Lookahead = (*Random)(nil)

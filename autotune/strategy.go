@@ -89,3 +89,18 @@ func (r Result) Fitness() float64 {
 	}
 	return r.Ms
 }
+
+// Lookahead is implemented by strategies that know some of their next
+// proposals before the results of the current ones: Upcoming returns up to
+// n points that the next calls of Next will return first (fewer, or none,
+// when the strategy cannot tell), without consuming them. Tune uses it to
+// let an evaluator prepare (compile) variants while it measures others.
+type Lookahead interface {
+	Upcoming(n int) []Point
+}
+
+// Preparer is implemented by evaluators that can start work on a point
+// before it is evaluated, such as building its variant in the background.
+type Preparer interface {
+	Prepare(p Point)
+}

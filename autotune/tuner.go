@@ -210,6 +210,8 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		}
 		return 0, false
 	}
+	prep, _ := ev.(Preparer)
+	prepared := map[string]bool{}
 	for {
 		if why, ok := stopped(); ok {
 			rep.Stopped = why
@@ -227,6 +229,14 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		ectx, cancel := run, context.CancelFunc(func() {})
 		if set.EvalTimeout > 0 {
 			ectx, cancel = context.WithTimeout(run, set.EvalTimeout)
+		}
+		if la, ok := strategy.(Lookahead); ok && prep != nil {
+			for _, q := range la.Upcoming(lookahead) {
+				if k := q.Key(); !prepared[k] {
+					prepared[k] = true
+					prep.Prepare(q)
+				}
+			}
 		}
 		res := ev.Evaluate(ectx, p)
 		cancel()
@@ -256,6 +266,10 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		}
 	}
 }
+
+// lookahead is how many upcoming points Tune lets an evaluator prepare
+// while it evaluates the current one.
+const lookahead = 2
 
 // JSONReport is the machine-readable form of a Report (the CLI's --json).
 // Times are in milliseconds; best_ms and speedup are 0 when no variant

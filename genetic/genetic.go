@@ -135,6 +135,23 @@ func (g *GA) Next() (autotune.Point, bool) {
 	return autotune.Point{}, false
 }
 
+// Upcoming returns up to n individuals of the current generation that Next
+// will propose next (those never measured), without consuming them.
+func (g *GA) Upcoming(n int) []autotune.Point {
+	var out []autotune.Point
+	for _, p := range g.pending {
+		if len(out) == n {
+			break
+		}
+		if _, seen := g.fitness[p.Key()]; !seen {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+var _ autotune.Lookahead = (*GA)(nil)
+
 // Tell records the result of p.
 func (g *GA) Tell(p autotune.Point, r autotune.Result) {
 	g.fitness[p.Key()] = r.Fitness()

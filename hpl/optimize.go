@@ -209,20 +209,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if err != nil {
 		return nil, err
 	}
-	eval := autotune.EvaluatorFunc(func(ctx context.Context, pt autotune.Point) autotune.Result {
-		v, err := transforms.Apply(prob, toParams(pt))
-		if err != nil {
-			if errors.Is(err, transforms.ErrIllegal) {
-				return autotune.Result{Outcome: autotune.Illegal, Err: err}
-			}
-			return autotune.Result{Outcome: autotune.Compile, Err: err}
-		}
-		src, err := codegen.Source(v.Kernel)
-		if err != nil {
-			return autotune.Result{Outcome: autotune.Compile, Err: err}
-		}
-		return w.Measure(ctx, autotune.Variant{Source: src, KernelName: v.Kernel.Name, Global: v.Global, Local: v.Local})
-	})
+	eval := &evaluator{prob: prob, toParams: toParams, w: w, made: map[string]made{}}
 	r := autotune.NewRand(set.Seed)
 	var strat autotune.Strategy
 	switch set.Strategy {
@@ -407,4 +394,58 @@ func (e *Evaluation) runOptimized(args []any) error {
 	err = run.Run(args...)
 	e.elapsed = run.elapsed
 	return err
+}
+
+// evaluator generates a point's variant and measures it in the worker; it
+// builds upcoming variants in the worker while the current one runs.
+type evaluator struct {
+	prob     *transforms.Problem
+	toParams func(autotune.Point) transforms.Params
+	w        *autotune.Worker
+	made     map[string]made // generated variants not yet measured, by point
+}
+
+type made struct {
+	v   autotune.Variant
+	err error
+}
+
+func (e *evaluator) generate(pt autotune.Point) made {
+	if m, ok := e.made[pt.Key()]; ok {
+		delete(e.made, pt.Key())
+		return m
+	}
+	v, err := transforms.Apply(e.prob, e.toParams(pt))
+	if err != nil {
+		return made{err: err}
+	}
+	src, err := codegen.Source(v.Kernel)
+	if err != nil {
+		return made{err: err}
+	}
+	return made{v: autotune.Variant{Source: src, KernelName: v.Kernel.Name, Global: v.Global, Local: v.Local}}
+}
+
+// Prepare generates pt's variant and has the worker build it ahead.
+func (e *evaluator) Prepare(pt autotune.Point) {
+	m := e.generate(pt)
+	if len(e.made) > 16 {
+		clear(e.made)
+	}
+	e.made[pt.Key()] = m
+	if m.err == nil {
+		e.w.Prepare(m.v)
+	}
+}
+
+// Evaluate measures pt's variant.
+func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Result {
+	m := e.generate(pt)
+	if m.err != nil {
+		if errors.Is(m.err, transforms.ErrIllegal) {
+			return autotune.Result{Outcome: autotune.Illegal, Err: m.err}
+		}
+		return autotune.Result{Outcome: autotune.Compile, Err: m.err}
+	}
+	return e.w.Measure(ctx, m.v)
 }
