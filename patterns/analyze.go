@@ -14,15 +14,41 @@ func Analyze(k *ast.Kernel) (*Info, error) {
 	if comp == nil {
 		return nil, fmt.Errorf("patterns: kernel %s: %w", k.Name, ErrNoCompute)
 	}
-	a := &analyzer{k: k, info: &Info{Kernel: k.Name}, arrays: map[string]*Array{}, assigned: map[string]bool{}}
+	a := &analyzer{k: k, info: &Info{Kernel: k.Name}, arrays: map[string]*Array{}, assigned: map[string]bool{}, data: map[string]bool{}}
+	// Scalars set in the compute section (assigned, or declared there with
+	// an initial value) are not loop-invariant; those whose value comes
+	// from an array, directly or through other such scalars, hold data.
+	type set struct {
+		name string
+		val  ast.Expr
+	}
+	var sets []set
 	ast.Inspect(comp, func(n ast.Node) bool {
-		if s, ok := n.(*ast.Assign); ok {
+		switch s := n.(type) {
+		case *ast.Assign:
 			if id, ok := s.LHS.(*ast.Ident); ok {
 				a.assigned[id.Name] = true
+				sets = append(sets, set{id.Name, s.RHS})
+			}
+		case *ast.Decl:
+			if len(s.Extents) == 0 {
+				a.assigned[s.Name] = true
+				if s.Init != nil {
+					sets = append(sets, set{s.Name, s.Init})
+				}
 			}
 		}
 		return true
 	})
+	for changed := true; changed; {
+		changed = false
+		for _, st := range sets {
+			if !a.data[st.name] && a.readsData(st.val) {
+				a.data[st.name] = true
+				changed = true
+			}
+		}
+	}
 	a.block(comp.Body, nil, "")
 	for _, arr := range a.arrays {
 		a.info.Arrays = append(a.info.Arrays, arr)
@@ -35,7 +61,9 @@ type analyzer struct {
 	k        *ast.Kernel
 	info     *Info
 	arrays   map[string]*Array
-	assigned map[string]bool // scalars assigned in the compute section
+	assigned map[string]bool // scalars assigned or initialized in the compute section
+	data     map[string]bool // scalars of the compute section whose value is read from an array
+	loopWhy  []string        // per Info.Loops entry: why the loop cannot be followed, or ""
 }
 
 // block analyses statements inside the given enclosing loops; cond, if not
@@ -60,7 +88,7 @@ func (a *analyzer) stmt(s ast.Stmt, loops []int, cond string) {
 	case *ast.If:
 		a.expr(s.Cond, loops, cond, true, false)
 		c := cond
-		if c == "" && a.readsArray(s.Cond) {
+		if c == "" && a.readsData(s.Cond) {
 			c = "it is under the data-dependent condition " + ast.ExprString(s.Cond)
 		}
 		a.block(s.Then, loops, c)
@@ -82,14 +110,20 @@ func (a *analyzer) stmt(s ast.Stmt, loops []int, cond string) {
 			l.Parent = loops[len(loops)-1]
 		}
 		a.info.Loops = append(a.info.Loops, l)
+		a.loopWhy = append(a.loopWhy, "")
 		for _, e := range []ast.Expr{s.Lo, s.Hi, s.Step} {
 			a.expr(e, loops, cond, true, false)
 		}
 		if why := a.bound(s, loops); why != "" {
 			a.info.Unsupported = append(a.info.Unsupported, why)
+			a.loopWhy[idx] = why
 		}
 		if st, ok := s.Step.(*ast.IntLit); !ok || st.Value != 1 {
-			a.info.Unsupported = append(a.info.Unsupported, fmt.Sprintf("loop %s has the non-unit stride %s", s.Var, ast.ExprString(s.Step)))
+			why := fmt.Sprintf("loop %s has the non-unit stride %s", s.Var, ast.ExprString(s.Step))
+			a.info.Unsupported = append(a.info.Unsupported, why)
+			if a.loopWhy[idx] == "" {
+				a.loopWhy[idx] = why
+			}
 		}
 		a.block(s.Body, append(append([]int(nil), loops...), idx), cond)
 	case *ast.Barrier, *ast.Compute:
@@ -124,11 +158,17 @@ func (a *analyzer) bound(f *ast.For, loops []int) string {
 	return why
 }
 
-func (a *analyzer) readsArray(e ast.Expr) bool {
+// readsData reports whether e's value depends on the contents of an array:
+// it reads an element of any array (global, local or private), or a scalar
+// of the compute section that holds such a value.
+func (a *analyzer) readsData(e ast.Expr) bool {
 	found := false
 	ast.Inspect(e, func(n ast.Node) bool {
-		if ix, ok := n.(*ast.Index); ok && a.k.Param(ix.Array) != nil {
+		switch n := n.(type) {
+		case *ast.Index:
 			found = true
+		case *ast.Ident:
+			found = a.data[n.Name]
 		}
 		return !found
 	})
@@ -168,8 +208,9 @@ func (a *analyzer) ref(ix *ast.Index, loops []int, cond string, read, write bool
 	}
 	if r.Reason == "" {
 		for _, l := range loops {
-			if why := a.bound(a.info.Loops[l].For, nil); why != "" && a.usesLoop(r, l) {
+			if why := a.loopWhy[l]; why != "" && a.usesLoop(r, l) {
 				r.Reason = why
+				break
 			}
 		}
 	}
@@ -213,8 +254,21 @@ type affine struct {
 // subscript classifies one subscript, or says why it cannot.
 func (a *analyzer) subscript(e ast.Expr, loops []int) (Subscript, string) {
 	s := Subscript{Expr: e, Kind: Other}
+	var inner *ast.Index
+	ast.Inspect(e, func(n ast.Node) bool {
+		if ix, ok := n.(*ast.Index); ok && inner == nil {
+			inner = ix
+		}
+		return inner == nil
+	})
+	if inner != nil {
+		return s, fmt.Sprintf("indirect indexing through %s", ast.ExprString(inner))
+	}
 	f, why := a.affine(e, loops)
 	if why != "" {
+		if m := a.linearized(e, loops); m != nil {
+			return s, fmt.Sprintf("the subscript %s is a linearized multi-dimensional index (%s scales a global id or loop counter by a run-time value); index the array with one subscript per dimension", ast.ExprString(e), ast.ExprString(m))
+		}
 		return s, why
 	}
 	s.Offset = f.c
@@ -247,6 +301,25 @@ func (a *analyzer) subscript(e ast.Expr, loops []int) (Subscript, string) {
 		return s, fmt.Sprintf("the subscript %s combines several ids or loop counters", ast.ExprString(e))
 	}
 	return s, ""
+}
+
+// linearized returns a product in e of a global id or loop counter and an
+// operand that is not a constant, such as idy*n in idy*n+idx, or nil.
+func (a *analyzer) linearized(e ast.Expr, loops []int) ast.Expr {
+	var found ast.Expr
+	ast.Inspect(e, func(n ast.Node) bool {
+		b, ok := n.(*ast.Binary)
+		if !ok || b.Op != ast.Mul || found != nil {
+			return found == nil
+		}
+		fx, whyX := a.affine(b.X, loops)
+		fy, whyY := a.affine(b.Y, loops)
+		if whyX == "" && len(fx.terms) > 0 && whyY != "" || whyY == "" && len(fy.terms) > 0 && whyX != "" {
+			found = b
+		}
+		return found == nil
+	})
+	return found
 }
 
 func (a *analyzer) affine(e ast.Expr, loops []int) (affine, string) {
