@@ -20,6 +20,10 @@ type Variant struct {
 	KernelName string
 	Global     []int // work-items per dimension, x first (1 to 3 of them)
 	Local      []int // work-group size per dimension; nil: the driver chooses
+	// CutoffMs, if positive, ends the timing early: a launch slower than
+	// it is the variant's time (its outputs are still checked), as ATF
+	// aborts configurations that cannot beat the best one found.
+	CutoffMs float64
 }
 
 // MeasureSettings says how a variant is timed. The zero value makes one
@@ -362,6 +366,10 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res Res
 		}
 		if r >= warm {
 			times = append(times, float64(ns)/1e6)
+		}
+		if ms := float64(ns) / 1e6; v.CutoffMs > 0 && ms > v.CutoffMs {
+			times = []float64{ms}
+			break
 		}
 	}
 	got = make([]Arg, len(m.prob.Args))

@@ -403,6 +403,7 @@ type evaluator struct {
 	toParams func(autotune.Point) transforms.Params
 	w        *autotune.Worker
 	made     map[string]made // generated variants not yet measured, by point
+	best     float64         // fastest verified time so far, ms
 }
 
 type made struct {
@@ -447,5 +448,13 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 		}
 		return autotune.Result{Outcome: autotune.Compile, Err: m.err}
 	}
-	return e.w.Measure(ctx, m.v)
+	v := m.v
+	if e.best > 0 {
+		v.CutoffMs = 4 * e.best
+	}
+	r := e.w.Measure(ctx, v)
+	if r.Outcome == autotune.OK && (e.best == 0 || r.Ms < e.best) {
+		e.best = r.Ms
+	}
+	return r
 }
