@@ -272,3 +272,24 @@ func TestProblemGob(t *testing.T) {
 		t.Error("Problem changed in a gob round trip")
 	}
 }
+
+// TestMeasurerCutoff checks that a variant slower than its cutoff is timed
+// once and still checked: a wrong one is still Wrong.
+func TestMeasurerCutoff(t *testing.T) {
+	p := axpyProblem()
+	m := newMeasurer(t, p, autotune.MeasureSettings{Runs: 50})
+	if _, err := m.SetReference(axpyRef); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	v := axpyCoarse("cut")
+	v.CutoffMs = 1e-9
+	r := m.Measure(ctx, v)
+	expect(t, "cut off", r, autotune.OK)
+	if !(r.Ms > v.CutoffMs) {
+		t.Errorf("cut-off time %v ms, want above the cutoff", r.Ms)
+	}
+	w := axpyWrong
+	w.CutoffMs = 1e-9
+	expect(t, "wrong and cut off", m.Measure(ctx, w), autotune.Wrong)
+}
