@@ -40,6 +40,9 @@ type OptimizerSettings struct {
 	Genetic genetic.Settings
 	// Stderr receives the measurement worker's messages. Default nil.
 	Stderr io.Writer
+	// Runs is the number of timed launches per variant (the median
+	// counts), after one warm-up. Default 0: 5.
+	Runs int
 	// Fixed pins optimizer parameters (transforms.Names) to values; the
 	// search runs over the others. Default nil.
 	Fixed map[string]int
@@ -200,7 +203,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 		return nil, err
 	}
 	ref := &autotune.Variant{Source: src, KernelName: k.Name, Global: global}
-	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr})
+	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs}})
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 	emit := fs.String("emit", "", "write the best kernel's OpenCL to this file")
 	js := fs.String("json", "", "write the JSON report to this file")
 	quiet := fs.Bool("q", false, "no progress lines")
+	runs := fs.Int("runs", 5, "timed launches per variant (the median counts)")
 	pins := fs.String("params", "", "pin optimizer parameters: name=value,... (the search runs over the others)")
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	var name string
@@ -103,7 +104,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 		Bench: b, Size: size, Device: *device, DataSeed: *dataSeed, Emit: *emit, JSON: *js, Quiet: *quiet,
 		Settings: hpl.OptimizerSettings{
 			Strategy: st, Seed: *seed, Time: time.Duration(*secs * float64(time.Second)), Evals: *evals,
-			Timeout: time.Duration(*timeout * float64(time.Second)), Fixed: fixed,
+			Timeout: time.Duration(*timeout * float64(time.Second)), Fixed: fixed, Runs: *runs,
 		},
 	}, nil
 }
