@@ -47,13 +47,21 @@ type Arg struct {
 // Tolerance bounds the difference between an output element and its
 // reference value: a float element got is right when
 //
-//	|got - want| <= max(Abs, Rel*|want|)
+//	|got - want| <= max(Abs*scale, Rel*|want|)
 //
-// and NaN only matches NaN, an infinity only itself. Int elements must be
+// where scale, when a whole output array is compared, is the root mean
+// square of the reference array (at least 1), and 1 for a single value (Close).
+// NaN only matches NaN, an infinity only itself. Int elements must be
 // equal. The zero value is Rel = Abs = 1e-3, that is
-// |got-want| <= 1e-3*max(1, |want|): loose enough for float32 sums whose
+// |got-want| <= 1e-3*max(scale, |want|): loose enough for float32 sums whose
 // terms a variant adds in another order (tiling, unrolling and private
 // accumulators all reorder them), tight enough to catch a wrong index.
+//
+// The array scale matters for long sums of terms of both signs (2DCONV and
+// 3DCONV sum 65536 and more products of values in [-1, 1]): an element that
+// cancels to near 0 still carries the rounding error of its large partial
+// sums, about eps*sqrt(terms)*rms, which a bound relative to the element
+// alone rejects. A missing or doubled term is still far outside it.
 type Tolerance struct {
 	Rel float64 // relative bound; default 0: 1e-3; negative: none (0)
 	Abs float64 // absolute bound; default 0: 1e-3; negative: none (0)
@@ -71,6 +79,48 @@ func (t Tolerance) bounds() (rel, abs float64) {
 		abs = DefaultTolerance
 	}
 	return max(rel, 0), max(abs, 0)
+}
+
+// scaled returns the tolerance with its absolute bound multiplied by
+// max(1, scale), fixed so that defaults do not apply again.
+func (t Tolerance) scaled(scale float64) Tolerance {
+	rel, abs := t.bounds()
+	if rel == 0 {
+		rel = -1
+	}
+	if abs == 0 {
+		abs = -1
+	} else if scale > 1 && !math.IsInf(scale, 0) {
+		abs *= scale
+	}
+	return Tolerance{Rel: rel, Abs: abs}
+}
+
+// rms is the root mean square of a float array's finite elements, 0 for
+// other arrays.
+func (a *Arg) rms() float64 {
+	var sum float64
+	n := 0
+	add := func(x float64) {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			sum += x * x
+			n++
+		}
+	}
+	switch a.Type {
+	case ast.Float:
+		for _, x := range a.F32 {
+			add(float64(x))
+		}
+	case ast.Double:
+		for _, x := range a.F64 {
+			add(x)
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Sqrt(sum / float64(n))
 }
 
 // Close reports whether got is within the tolerance of want.
@@ -211,6 +261,7 @@ func index(dims []int, i int) string {
 // or an error naming the first wrong element and counting the wrong ones.
 func compareArg(name string, dims []int, got, want *Arg, tol Tolerance) error {
 	n, bad, first := got.dataLen(), 0, -1
+	tol = tol.scaled(want.rms())
 	var g, w float64
 	check := func(i int, gi, wi float64, ok bool) {
 		if !ok {

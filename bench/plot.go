@@ -216,7 +216,7 @@ func progressPlot(recs []*Record, file string) error {
 		}
 		p.Legend.Top = false
 		p.Legend.Left = false
-		p.Y.Min = 0
+		p.X.Min, p.Y.Min = 0, 0
 		row[i] = p
 	}
 	w, h := vg.Length(9*len(classes))*vg.Centimeter, 8*vg.Centimeter
