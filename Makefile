@@ -40,5 +40,10 @@ test: deps
 gpu: deps
 	$(GO) build -o .gpu/hplopt ./cmd/hplopt
 
+# bench runs the benchmark suite at size S on the best device found and
+# writes the tables and plots under bench-results/.
+bench: build
+	./bin/hplopt bench --sizes S -s random,genetic -t 30 --out bench-results
+
 clean:
 	rm -rf bin
