@@ -393,6 +393,11 @@ type Kernel struct {
 	Name   string
 	Params []*Param
 	Body   *Block
+	// WorkGroup, when set, is the only local size the kernel is launched
+	// with (x first): code generation declares it with
+	// reqd_work_group_size, which lets the compiler plan registers for
+	// that many work-items.
+	WorkGroup []int
 }
 
 func (*Kernel) node() {}

@@ -300,7 +300,7 @@ func cloneNode(n Node) Node {
 			}
 			params[i] = &q
 		}
-		return &Kernel{Name: n.Name, Params: params, Body: cloneBlock(n.Body)}
+		return &Kernel{Name: n.Name, Params: params, Body: cloneBlock(n.Body), WorkGroup: append([]int(nil), n.WorkGroup...)}
 	case *Ident:
 		x := *n
 		return &x

@@ -53,6 +53,9 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	bszx bszy bszz   {1, 2, 4, 8, 16}, at most N_d.
 //	fullunroll       {0, 1}; only 0 when every bsz is 1 (nothing to unroll).
 //	interleave       {0, 1}; only 0 when every bsz is 1 (no effect).
+//	vw               1, and with interleave the runs 2 and 4 below the
+//	                 largest bsz (a run as long as every block is the
+//	                 layout of interleave 0).
 //	lszx szx         then lszy szy, then lszz szz:
 //	  lsz_d          powers of two from 1 to the smallest of MaxWorkItems[d],
 //	                 1024 and N_d/bsz_d (blocks) rounded up to a power of two,
@@ -126,9 +129,26 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 			}
 			return []int{0}
 		}
+		runs := func(p Point) []int {
+			r := []int{1}
+			if p.Get("interleave") == 0 {
+				return r
+			}
+			largest := 1
+			for _, name := range deps {
+				largest = max(largest, p.Get(name))
+			}
+			for _, v := range []int{2, 4} {
+				if v < largest {
+					r = append(r, v)
+				}
+			}
+			return r
+		}
 		params = append(params,
 			Param{Name: "fullunroll", Deps: deps, Range: blockFlag},
-			Param{Name: "interleave", Deps: deps, Range: blockFlag})
+			Param{Name: "interleave", Deps: deps, Range: blockFlag},
+			Param{Name: "vw", Deps: append([]string{"interleave"}, deps...), Range: runs})
 	}
 	for d := 0; d < dims; d++ {
 		n := spec.Domain[d]

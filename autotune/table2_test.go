@@ -69,9 +69,9 @@ func TestTable2Names(t *testing.T) {
 		dims, loops int
 		want        string
 	}{
-		{1, 0, "bszx,fullunroll,interleave,lszx,szx,lmem"},
-		{2, 1, "bszx,bszy,fullunroll,interleave,lszx,szx,lszy,szy,tw0,uf,lmem"},
-		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,lszx,szx,lszy,szy,lszz,szz,tw0,tw1,tw2,uf,lmem"},
+		{1, 0, "bszx,fullunroll,interleave,vw,lszx,szx,lmem"},
+		{2, 1, "bszx,bszy,fullunroll,interleave,vw,lszx,szx,lszy,szy,tw0,uf,lmem"},
+		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,lszx,szx,lszy,szy,lszz,szz,tw0,tw1,tw2,uf,lmem"},
 	} {
 		spec := Table2Spec{Domain: make([]int, tc.dims), Loops: make([]int, tc.loops)}
 		for i := range spec.Domain {
@@ -204,12 +204,20 @@ func bruteTable2(spec Table2Spec) int {
 		maxWG = 1024
 	}
 	count := 0
-	var rec func(d, wg int, anyBlock bool)
-	rec = func(d, wg int, anyBlock bool) {
+	var rec func(d, wg, largest int)
+	rec = func(d, wg, largest int) {
 		if d == len(perDim) {
 			n := 1
-			if anyBlock {
-				n = 4 // fullunroll x interleave
+			if largest > 1 {
+				// fullunroll x (interleave 0, or interleave 1 with runs
+				// vw of 1, 2 and 4 shorter than the largest block).
+				runs := 1
+				for _, v := range []int{2, 4} {
+					if v < largest {
+						runs++
+					}
+				}
+				n = 2 * (1 + runs)
 			}
 			rest := 1
 			if len(spec.Loops) > 0 {
@@ -232,11 +240,11 @@ func bruteTable2(spec Table2Spec) int {
 		}
 		for _, g := range perDim[d] {
 			if wg*g.l <= maxWG {
-				rec(d+1, wg*g.l, anyBlock || g.b > 1)
+				rec(d+1, wg*g.l, max(largest, g.b))
 			}
 		}
 	}
-	rec(0, 1, false)
+	rec(0, 1, 1)
 	return count
 }
 

@@ -137,7 +137,13 @@ func (p *printer) kernelDecl() {
 		}
 		params = append(params, fmt.Sprintf("%s%s%s *%s", space, cst, q.Type.CName(), q.Name))
 	}
-	p.line("__kernel void %s(%s)", k.Name, strings.Join(params, ", "))
+	attr := ""
+	if len(k.WorkGroup) > 0 {
+		wg := [3]int{1, 1, 1}
+		copy(wg[:], k.WorkGroup)
+		attr = fmt.Sprintf("__attribute__((reqd_work_group_size(%d, %d, %d))) ", wg[0], wg[1], wg[2])
+	}
+	p.line("__kernel %svoid %s(%s)", attr, k.Name, strings.Join(params, ", "))
 	p.line("{")
 	p.indent++
 	// Predefined identifiers become constants at the top, in a fixed order.

@@ -321,25 +321,30 @@ func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Proble
 // canonicalSeeds are starting points for the genetic search beside the
 // single-point setting: the register-blocked, local-memory shapes that
 // hand-tuned GPU kernels use (work-groups of 256, a few points per
-// work-item, interleaved, tiles of 16 or 32). Parameters fixed by the user
-// are pinned by the space anyway; values outside the space are repaired.
+// work-item, interleaved singly or in runs of two, tiles of 16 or 32).
+// Parameters fixed by the user are pinned by the space anyway; values
+// outside the space are repaired.
 func canonicalSeeds(domain, loops []int) []map[string]int {
-	shapes := map[int][][2][3]int{ // local sizes, block sizes
-		1: {{{128, 1, 1}, {4, 1, 1}}, {{256, 1, 1}, {1, 1, 1}}},
-		2: {{{16, 16, 1}, {8, 8, 1}}, {{16, 16, 1}, {4, 4, 1}}, {{32, 8, 1}, {4, 8, 1}}},
-		3: {{{16, 8, 2}, {1, 2, 2}}, {{32, 4, 2}, {2, 2, 1}}},
+	type shape struct {
+		local, block [3]int
+		vw, tile     int
+	}
+	shapes := map[int][]shape{
+		1: {{[3]int{128, 1, 1}, [3]int{4, 1, 1}, 1, 32}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 32}},
+		2: {{[3]int{16, 16, 1}, [3]int{8, 8, 1}, 2, 16}, {[3]int{16, 16, 1}, [3]int{8, 8, 1}, 1, 32}, {[3]int{16, 16, 1}, [3]int{4, 4, 1}, 1, 32}, {[3]int{32, 8, 1}, [3]int{4, 8, 1}, 1, 32}},
+		3: {{[3]int{16, 8, 2}, [3]int{1, 2, 2}, 1, 32}, {[3]int{32, 4, 2}, [3]int{2, 2, 1}, 1, 32}},
 	}
 	var out []map[string]int
 	for _, sh := range shapes[len(domain)] {
-		m := map[string]int{"fullunroll": 1, "interleave": 1, "lmem": 1, "uf": 4}
+		m := map[string]int{"fullunroll": 1, "interleave": 1, "vw": sh.vw, "lmem": 1, "uf": 4}
 		for d, n := range domain {
 			a := string(rune('x' + d))
-			lsz, bsz := min(sh[0][d], n), min(sh[1][d], n)
+			lsz, bsz := min(sh.local[d], n), min(sh.block[d], n)
 			blocks := (n + bsz - 1) / bsz
 			m["lsz"+a], m["bsz"+a], m["sz"+a] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
 		}
 		for i, l := range loops {
-			m[fmt.Sprintf("tw%d", i)] = min(l, 32)
+			m[fmt.Sprintf("tw%d", i)] = min(l, sh.tile)
 		}
 		if len(loops) == 0 {
 			m["lmem"], m["uf"] = 0, 1

@@ -367,6 +367,10 @@ func (c *Context) Build(src, options string) (*Program, error) {
 	return &Program{prog: prog, ctx: c}, nil
 }
 
+// Log returns the compiler's log of the successful build: warnings, and
+// with NVIDIA's -cl-nv-verbose option the registers each kernel uses.
+func (p *Program) Log() string { return buildLog(p.prog, p.ctx.Device.id) }
+
 func buildLog(prog C.cl_program, dev C.cl_device_id) string {
 	var n C.size_t
 	if C.clGetProgramBuildInfo(prog, dev, C.CL_PROGRAM_BUILD_LOG, 0, nil, &n) != C.CL_SUCCESS || n == 0 {

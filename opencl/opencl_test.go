@@ -229,3 +229,15 @@ func TestMemoryFlat(t *testing.T) {
 		t.Errorf("memory grew by %d MiB over 250 build-and-run cycles", grown>>20)
 	}
 }
+
+func TestBuildLogKeepsWarnings(t *testing.T) {
+	s := session(t)
+	prog, err := s.Context.Build("#warning hplopt-log-check\n"+saxpy, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Close()
+	if log := prog.Log(); !strings.Contains(log, "hplopt-log-check") {
+		t.Fatalf("build log %q does not hold the #warning", log)
+	}
+}

@@ -21,13 +21,21 @@ type Params struct {
 	// accesses). An extension of the paper's Table 2; false is the paper's
 	// block-cyclic layout.
 	Interleave bool
-	Tile       [3]int // tw0 tw1 tw2: tile size per compute loop, outermost first; 0 = no tiling
-	Unroll     int    // uf: unroll factor of the innermost compute loop; 0 or 1 = none
-	LocalMem   bool   // lmem: stage arrays in local memory
+	// Chunk (vw) keeps runs of vw points side by side in an interleaved
+	// block: point p of a work-item lies at (p/vw)*lsz*vw + lid*vw + p%vw,
+	// so that a work-item reads vw neighbouring elements at once (a
+	// 64-bit or 128-bit local-memory load) while neighbouring work-items
+	// still read neighbouring runs. Along a dimension whose bsz is smaller,
+	// the run is bsz long. 0 and 1 mean single points (the interleave
+	// above); ignored without interleave. A further extension of Table 2.
+	Chunk    int
+	Tile     [3]int // tw0 tw1 tw2: tile size per compute loop, outermost first; 0 = no tiling
+	Unroll   int    // uf: unroll factor of the innermost compute loop; 0 or 1 = none
+	LocalMem bool   // lmem: stage arrays in local memory
 }
 
 // names lists every parameter name in a fixed order.
-var names = []string{"szx", "szy", "szz", "lszx", "lszy", "lszz", "bszx", "bszy", "bszz", "fullunroll", "interleave", "tw0", "tw1", "tw2", "uf", "lmem"}
+var names = []string{"szx", "szy", "szz", "lszx", "lszy", "lszz", "bszx", "bszy", "bszz", "fullunroll", "interleave", "vw", "tw0", "tw1", "tw2", "uf", "lmem"}
 
 // Names returns the parameter names in their fixed order.
 func Names() []string { return append([]string(nil), names...) }
@@ -44,6 +52,8 @@ func (p *Params) field(name string) (*int, *bool) {
 		return &p.Tile[name[2]-'0'], nil
 	case "uf":
 		return &p.Unroll, nil
+	case "vw":
+		return &p.Chunk, nil
 	case "fullunroll":
 		return nil, &p.FullUnroll
 	case "interleave":
@@ -58,6 +68,8 @@ func (p *Params) field(name string) (*int, *bool) {
 func (p Params) Get(name string) (int, error) {
 	i, b := p.field(name)
 	switch {
+	case name == "vw" && *i == 0:
+		return 1, nil // unset: single points
 	case i != nil:
 		return *i, nil
 	case b != nil:
@@ -76,6 +88,9 @@ func (p *Params) Set(name string, v int) error {
 	case i != nil:
 		if v < 0 {
 			return fmt.Errorf("transforms: parameter %s = %d: must not be negative", name, v)
+		}
+		if name == "vw" && v == 1 {
+			v = 0 // one canonical form for single points
 		}
 		*i = v
 	case b != nil:
@@ -114,7 +129,7 @@ func Relevant(dims, loops int) []string {
 			if loops == 0 {
 				continue
 			}
-		case n[len(n)-1] >= 'x' && n[len(n)-1] <= 'z' && n != "fullunroll" && n != "interleave":
+		case n[len(n)-1] >= 'x' && n[len(n)-1] <= 'z' && n != "fullunroll" && n != "interleave" && n != "vw":
 			if int(n[len(n)-1]-'x') >= dims {
 				continue
 			}

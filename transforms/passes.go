@@ -282,8 +282,13 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 	for _, e := range g.ext {
 		total *= e
 	}
+	// Each work-item copies the elements flat + r*wg for r = 0, 1, ...:
+	// a loop of a constant trip count that the compiler unrolls, so that
+	// the element indices fold to constants plus the flat local id.
 	e := s.fresh("e_" + g.arr.Name)
-	body := []ast.Stmt{}
+	r := s.fresh("r_" + g.arr.Name)
+	trips := (total + wg - 1) / wg
+	body := []ast.Stmt{ast.IntDecl(e, ast.Sum(s.flatLocalID(), ast.Product(ast.Id(r), ast.IntConst(int64(wg)))))}
 	local := &ast.Index{Array: g.name}
 	global := &ast.Index{Array: g.arr.Name}
 	q := s.k.Param(g.arr.Name)
@@ -332,7 +337,14 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 		copyStmt = &ast.If{Cond: c, Then: ast.NewBlock(copyStmt)}
 	}
 	body = append(body, copyStmt)
-	return &ast.For{Var: e, Lo: s.flatLocalID(), Hi: ast.IntConst(int64(total)), Step: ast.IntConst(int64(wg)), Body: ast.NewBlock(body...), Role: ast.CopyLoop}
+	if total%wg != 0 { // the last round has fewer elements than work-items
+		body = []ast.Stmt{body[0], &ast.If{Cond: ast.Bin(ast.Lt, ast.Id(e), ast.IntConst(int64(total))), Then: ast.NewBlock(body[1:]...)}}
+	}
+	unroll := -1 // fully
+	if trips > 64 {
+		unroll = 0
+	}
+	return &ast.For{Var: r, Lo: ast.IntConst(0), Hi: ast.IntConst(int64(trips)), Step: ast.IntConst(1), Body: ast.NewBlock(body...), Role: ast.CopyLoop, Unroll: unroll}
 }
 
 // all is the conjunction of conds, nil for none.
@@ -348,32 +360,53 @@ func all(conds []ast.Expr) ast.Expr {
 	return c
 }
 
+// chunk is the number of a work-item's points that lie side by side along
+// dimension d: bsz without interleave, 1 with plain interleave, vw (at most
+// bsz) with interleaved runs.
+func (s *state) chunk(d int) int {
+	g := s.geom[d]
+	if !s.p.Interleave {
+		return g.bsz
+	}
+	return max(1, min(s.p.Chunk, g.bsz))
+}
+
 // pointOffset is the offset of the current point in the work-group's block
-// along dimension d: lid*bsz + p.
+// along dimension d: lid*bsz + p, or lid + p*lsz when interleaved, or in
+// general (p/vw)*lsz*vw + lid*vw + p%vw.
 func (s *state) pointOffset(d int) ast.Expr {
 	g := s.geom[d]
 	lid := &ast.Special{Kind: ast.LocalID, Dim: d}
 	if g.bsz == 1 {
 		return lid
 	}
-	if s.p.Interleave {
-		return ast.Sum(lid, ast.Product(ast.Id(g.p), ast.IntConst(int64(g.lsz))))
+	return ast.Sum(ast.Product(lid, ast.IntConst(int64(s.chunk(d)))), s.pointStep(d))
+}
+
+// pointStep is the offset of the current point from the work-item's first
+// point along dimension d: p side by side, p*lsz interleaved, and
+// (p/vw)*lsz*vw + p%vw for runs of vw.
+func (s *state) pointStep(d int) ast.Expr {
+	g := s.geom[d]
+	p := ast.Id(g.p)
+	switch c := s.chunk(d); {
+	case c == g.bsz:
+		return p
+	case c == 1:
+		return ast.Product(p, ast.IntConst(int64(g.lsz)))
+	default:
+		run := ast.Product(ast.Bin(ast.Div, p, ast.IntConst(int64(c))), ast.IntConst(int64(g.lsz*c)))
+		return ast.Sum(run, ast.Bin(ast.Rem, ast.Id(g.p), ast.IntConst(int64(c))))
 	}
-	return ast.Sum(ast.Product(lid, ast.IntConst(int64(g.bsz))), ast.Id(g.p))
 }
 
 // coord is the coordinate of the current point along dimension d: the
-// work-item's block base b plus the point's offset in the block, p (or
-// p*lsz when interleaved).
+// work-item's block base b plus the point's step from it (pointStep).
 func (s *state) coord(d int) ast.Expr {
 	g := s.geom[d]
 	var e ast.Expr = ast.Id(g.b)
-	switch {
-	case g.bsz == 1:
-	case s.p.Interleave:
-		e = ast.Sum(e, ast.Product(ast.Id(g.p), ast.IntConst(int64(g.lsz))))
-	default:
-		e = ast.Sum(e, ast.Id(g.p))
+	if g.bsz > 1 {
+		e = ast.Sum(e, s.pointStep(d))
 	}
 	return e
 }
@@ -383,10 +416,7 @@ func (s *state) coord(d int) ast.Expr {
 func (s *state) blockBase(d int) ast.Expr {
 	g := s.geom[d]
 	lid := &ast.Special{Kind: ast.LocalID, Dim: d}
-	if s.p.Interleave {
-		return ast.Sum(ast.Id(g.c), lid)
-	}
-	return ast.Sum(ast.Id(g.c), ast.Product(lid, ast.IntConst(int64(g.bsz))))
+	return ast.Sum(ast.Id(g.c), ast.Product(lid, ast.IntConst(int64(s.chunk(d)))))
 }
 
 // rewriteStaged replaces g's references in the loop body by local ones.

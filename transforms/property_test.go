@@ -55,6 +55,7 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 	}
 	p.FullUnroll = r.IntN(2) == 0
 	p.Interleave = r.IntN(2) == 0
+	p.Chunk = pick(0, 1, 2, 2, 4)
 	for i, l := range size.K {
 		p.Tile[i] = pick(0, 0, 1, 2, 3, 4, 8, l)
 	}

@@ -170,6 +170,16 @@ func (s *state) checkGeometry() error {
 		s.points *= g.bsz
 		s.geom[d] = g
 	}
+	if p.Chunk < 0 {
+		return illegal("vw=%d", p.Chunk)
+	}
+	if p.Interleave {
+		for d := 0; d < s.dims; d++ {
+			if c := s.chunk(d); s.geom[d].bsz%c != 0 {
+				return illegal("runs of vw=%d points do not divide the block bsz%s=%d", c, "xyz"[d:d+1], s.geom[d].bsz)
+			}
+		}
+	}
 	if lim := s.prob.MaxWorkGroup; lim > 0 && wg > lim {
 		return illegal("work-groups of %d work-items exceed the device's %d", wg, lim)
 	}
@@ -462,6 +472,7 @@ func (s *state) variant() *Variant {
 		v.Global = append(v.Global, s.geom[d].sz)
 		v.Local = append(v.Local, s.geom[d].lsz)
 	}
+	s.k.WorkGroup = append([]int(nil), v.Local...)
 	sort.Strings(v.Staged)
 	sort.Strings(v.Promoted)
 	return v
