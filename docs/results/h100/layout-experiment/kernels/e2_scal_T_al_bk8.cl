@@ -1,0 +1,41 @@
+// GLOBAL 512 512
+// LOCAL 16 16
+__kernel __attribute__((reqd_work_group_size(16,16,1)))
+void mxm(__global float *c, __global const float *a, __global const float *b, int limk) {
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int col0 = get_group_id(0)*128, row0 = get_group_id(1)*128;
+  const int tid = ly*16 + lx;
+  __local float As[8*128] __attribute__((aligned(16)));
+  __local float Bs[8*128] __attribute__((aligned(16)));
+  float acc[8][8];
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+  for (int kt = 0; kt < limk; kt += 8) {
+    for (int e = tid; e < 1024; e += 256) { int r = e % 128, kk = e / 128; As[kk*128 + r] = a[(row0+r)*NSIZE + kt+kk]; }
+    for (int e = tid; e < 1024; e += 256) { int kk = e / 128, cc = e % 128; Bs[kk*128 + cc] = b[(kt+kk)*NSIZE + col0 + cc]; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int kk = 0; kk < 8; kk++) {
+      float ar[8], br[8];
+      ar[0] = As[kk*128 + 0 + ly*4 + 0];
+      ar[1] = As[kk*128 + 0 + ly*4 + 1];
+      ar[2] = As[kk*128 + 0 + ly*4 + 2];
+      ar[3] = As[kk*128 + 0 + ly*4 + 3];
+      ar[4] = As[kk*128 + 64 + ly*4 + 0];
+      ar[5] = As[kk*128 + 64 + ly*4 + 1];
+      ar[6] = As[kk*128 + 64 + ly*4 + 2];
+      ar[7] = As[kk*128 + 64 + ly*4 + 3];
+      br[0] = Bs[kk*128 + 0 + lx*4 + 0];
+      br[1] = Bs[kk*128 + 0 + lx*4 + 1];
+      br[2] = Bs[kk*128 + 0 + lx*4 + 2];
+      br[3] = Bs[kk*128 + 0 + lx*4 + 3];
+      br[4] = Bs[kk*128 + 64 + lx*4 + 0];
+      br[5] = Bs[kk*128 + 64 + lx*4 + 1];
+      br[6] = Bs[kk*128 + 64 + lx*4 + 2];
+      br[7] = Bs[kk*128 + 64 + lx*4 + 3];
+      for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) acc[i][j] = fma(ar[i], br[j], acc[i][j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++)
+    c[(row0 + (i/4)*64 + ly*4 + i%4)*NSIZE + col0 + (j/4)*64 + lx*4 + j%4] = acc[i][j];
+}

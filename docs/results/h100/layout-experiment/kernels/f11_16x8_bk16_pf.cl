@@ -1,0 +1,114 @@
+// GLOBAL 512 512
+// LOCAL 16 8
+__kernel __attribute__((reqd_work_group_size(16,8,1)))
+void mxm(__global float *c, __global const float *a, __global const float *b, int limk) {
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int col0 = get_group_id(0)*128, row0 = get_group_id(1)*64;
+  const int tid = ly*16 + lx;
+  __local float As[64][17];
+  __local float Bs[16][128];
+  float acc[8][8];
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+  float ra[8], rb[16];
+  ra[0] = a[(row0 + (tid + 0) / 16)*NSIZE + (tid + 0) % 16];
+  ra[1] = a[(row0 + (tid + 128) / 16)*NSIZE + (tid + 128) % 16];
+  ra[2] = a[(row0 + (tid + 256) / 16)*NSIZE + (tid + 256) % 16];
+  ra[3] = a[(row0 + (tid + 384) / 16)*NSIZE + (tid + 384) % 16];
+  ra[4] = a[(row0 + (tid + 512) / 16)*NSIZE + (tid + 512) % 16];
+  ra[5] = a[(row0 + (tid + 640) / 16)*NSIZE + (tid + 640) % 16];
+  ra[6] = a[(row0 + (tid + 768) / 16)*NSIZE + (tid + 768) % 16];
+  ra[7] = a[(row0 + (tid + 896) / 16)*NSIZE + (tid + 896) % 16];
+  rb[0] = b[((tid + 0) / 128)*NSIZE + col0 + (tid + 0) % 128];
+  rb[1] = b[((tid + 128) / 128)*NSIZE + col0 + (tid + 128) % 128];
+  rb[2] = b[((tid + 256) / 128)*NSIZE + col0 + (tid + 256) % 128];
+  rb[3] = b[((tid + 384) / 128)*NSIZE + col0 + (tid + 384) % 128];
+  rb[4] = b[((tid + 512) / 128)*NSIZE + col0 + (tid + 512) % 128];
+  rb[5] = b[((tid + 640) / 128)*NSIZE + col0 + (tid + 640) % 128];
+  rb[6] = b[((tid + 768) / 128)*NSIZE + col0 + (tid + 768) % 128];
+  rb[7] = b[((tid + 896) / 128)*NSIZE + col0 + (tid + 896) % 128];
+  rb[8] = b[((tid + 1024) / 128)*NSIZE + col0 + (tid + 1024) % 128];
+  rb[9] = b[((tid + 1152) / 128)*NSIZE + col0 + (tid + 1152) % 128];
+  rb[10] = b[((tid + 1280) / 128)*NSIZE + col0 + (tid + 1280) % 128];
+  rb[11] = b[((tid + 1408) / 128)*NSIZE + col0 + (tid + 1408) % 128];
+  rb[12] = b[((tid + 1536) / 128)*NSIZE + col0 + (tid + 1536) % 128];
+  rb[13] = b[((tid + 1664) / 128)*NSIZE + col0 + (tid + 1664) % 128];
+  rb[14] = b[((tid + 1792) / 128)*NSIZE + col0 + (tid + 1792) % 128];
+  rb[15] = b[((tid + 1920) / 128)*NSIZE + col0 + (tid + 1920) % 128];
+  for (int kt = 0; kt < limk; kt += 16) {
+    As[(tid + 0) / 16][(tid + 0) % 16] = ra[0];
+    As[(tid + 128) / 16][(tid + 128) % 16] = ra[1];
+    As[(tid + 256) / 16][(tid + 256) % 16] = ra[2];
+    As[(tid + 384) / 16][(tid + 384) % 16] = ra[3];
+    As[(tid + 512) / 16][(tid + 512) % 16] = ra[4];
+    As[(tid + 640) / 16][(tid + 640) % 16] = ra[5];
+    As[(tid + 768) / 16][(tid + 768) % 16] = ra[6];
+    As[(tid + 896) / 16][(tid + 896) % 16] = ra[7];
+    Bs[(tid + 0) / 128][(tid + 0) % 128] = rb[0];
+    Bs[(tid + 128) / 128][(tid + 128) % 128] = rb[1];
+    Bs[(tid + 256) / 128][(tid + 256) % 128] = rb[2];
+    Bs[(tid + 384) / 128][(tid + 384) % 128] = rb[3];
+    Bs[(tid + 512) / 128][(tid + 512) % 128] = rb[4];
+    Bs[(tid + 640) / 128][(tid + 640) % 128] = rb[5];
+    Bs[(tid + 768) / 128][(tid + 768) % 128] = rb[6];
+    Bs[(tid + 896) / 128][(tid + 896) % 128] = rb[7];
+    Bs[(tid + 1024) / 128][(tid + 1024) % 128] = rb[8];
+    Bs[(tid + 1152) / 128][(tid + 1152) % 128] = rb[9];
+    Bs[(tid + 1280) / 128][(tid + 1280) % 128] = rb[10];
+    Bs[(tid + 1408) / 128][(tid + 1408) % 128] = rb[11];
+    Bs[(tid + 1536) / 128][(tid + 1536) % 128] = rb[12];
+    Bs[(tid + 1664) / 128][(tid + 1664) % 128] = rb[13];
+    Bs[(tid + 1792) / 128][(tid + 1792) % 128] = rb[14];
+    Bs[(tid + 1920) / 128][(tid + 1920) % 128] = rb[15];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (kt + 16 < limk) {
+      ra[0] = a[(row0 + (tid + 0) / 16)*NSIZE + kt + 16 + (tid + 0) % 16];
+      ra[1] = a[(row0 + (tid + 128) / 16)*NSIZE + kt + 16 + (tid + 128) % 16];
+      ra[2] = a[(row0 + (tid + 256) / 16)*NSIZE + kt + 16 + (tid + 256) % 16];
+      ra[3] = a[(row0 + (tid + 384) / 16)*NSIZE + kt + 16 + (tid + 384) % 16];
+      ra[4] = a[(row0 + (tid + 512) / 16)*NSIZE + kt + 16 + (tid + 512) % 16];
+      ra[5] = a[(row0 + (tid + 640) / 16)*NSIZE + kt + 16 + (tid + 640) % 16];
+      ra[6] = a[(row0 + (tid + 768) / 16)*NSIZE + kt + 16 + (tid + 768) % 16];
+      ra[7] = a[(row0 + (tid + 896) / 16)*NSIZE + kt + 16 + (tid + 896) % 16];
+      rb[0] = b[(kt + 16 + (tid + 0) / 128)*NSIZE + col0 + (tid + 0) % 128];
+      rb[1] = b[(kt + 16 + (tid + 128) / 128)*NSIZE + col0 + (tid + 128) % 128];
+      rb[2] = b[(kt + 16 + (tid + 256) / 128)*NSIZE + col0 + (tid + 256) % 128];
+      rb[3] = b[(kt + 16 + (tid + 384) / 128)*NSIZE + col0 + (tid + 384) % 128];
+      rb[4] = b[(kt + 16 + (tid + 512) / 128)*NSIZE + col0 + (tid + 512) % 128];
+      rb[5] = b[(kt + 16 + (tid + 640) / 128)*NSIZE + col0 + (tid + 640) % 128];
+      rb[6] = b[(kt + 16 + (tid + 768) / 128)*NSIZE + col0 + (tid + 768) % 128];
+      rb[7] = b[(kt + 16 + (tid + 896) / 128)*NSIZE + col0 + (tid + 896) % 128];
+      rb[8] = b[(kt + 16 + (tid + 1024) / 128)*NSIZE + col0 + (tid + 1024) % 128];
+      rb[9] = b[(kt + 16 + (tid + 1152) / 128)*NSIZE + col0 + (tid + 1152) % 128];
+      rb[10] = b[(kt + 16 + (tid + 1280) / 128)*NSIZE + col0 + (tid + 1280) % 128];
+      rb[11] = b[(kt + 16 + (tid + 1408) / 128)*NSIZE + col0 + (tid + 1408) % 128];
+      rb[12] = b[(kt + 16 + (tid + 1536) / 128)*NSIZE + col0 + (tid + 1536) % 128];
+      rb[13] = b[(kt + 16 + (tid + 1664) / 128)*NSIZE + col0 + (tid + 1664) % 128];
+      rb[14] = b[(kt + 16 + (tid + 1792) / 128)*NSIZE + col0 + (tid + 1792) % 128];
+      rb[15] = b[(kt + 16 + (tid + 1920) / 128)*NSIZE + col0 + (tid + 1920) % 128];
+    }
+    #pragma unroll
+    for (int kk = 0; kk < 16; kk++) {
+      float ar[8], br[8];
+      ar[0] = As[0 + ly*4 + 0][kk];
+      ar[1] = As[0 + ly*4 + 1][kk];
+      ar[2] = As[0 + ly*4 + 2][kk];
+      ar[3] = As[0 + ly*4 + 3][kk];
+      ar[4] = As[32 + ly*4 + 0][kk];
+      ar[5] = As[32 + ly*4 + 1][kk];
+      ar[6] = As[32 + ly*4 + 2][kk];
+      ar[7] = As[32 + ly*4 + 3][kk];
+      br[0] = Bs[kk][0 + lx*4 + 0];
+      br[1] = Bs[kk][0 + lx*4 + 1];
+      br[2] = Bs[kk][0 + lx*4 + 2];
+      br[3] = Bs[kk][0 + lx*4 + 3];
+      br[4] = Bs[kk][64 + lx*4 + 0];
+      br[5] = Bs[kk][64 + lx*4 + 1];
+      br[6] = Bs[kk][64 + lx*4 + 2];
+      br[7] = Bs[kk][64 + lx*4 + 3];
+      for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) acc[i][j] += ar[i] * br[j];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++)
+    c[(row0 + (i/4)*32 + ly*4 + i%4)*NSIZE + col0 + (j/4)*64 + lx*4 + j%4] = acc[i][j];
+}

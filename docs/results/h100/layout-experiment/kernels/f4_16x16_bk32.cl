@@ -1,0 +1,71 @@
+// GLOBAL 512 512
+// LOCAL 16 16
+__kernel __attribute__((reqd_work_group_size(16,16,1)))
+void mxm(__global float *c, __global const float *a, __global const float *b, int limk) {
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int col0 = get_group_id(0)*128, row0 = get_group_id(1)*128;
+  const int tid = ly*16 + lx;
+  __local float As[128][33];
+  __local float Bs[32][128];
+  float acc[8][8];
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+  for (int kt = 0; kt < limk; kt += 32) {
+    As[(tid + 0) / 32][(tid + 0) % 32] = a[(row0 + (tid + 0) / 32)*NSIZE + kt + (tid + 0) % 32];
+    As[(tid + 256) / 32][(tid + 256) % 32] = a[(row0 + (tid + 256) / 32)*NSIZE + kt + (tid + 256) % 32];
+    As[(tid + 512) / 32][(tid + 512) % 32] = a[(row0 + (tid + 512) / 32)*NSIZE + kt + (tid + 512) % 32];
+    As[(tid + 768) / 32][(tid + 768) % 32] = a[(row0 + (tid + 768) / 32)*NSIZE + kt + (tid + 768) % 32];
+    As[(tid + 1024) / 32][(tid + 1024) % 32] = a[(row0 + (tid + 1024) / 32)*NSIZE + kt + (tid + 1024) % 32];
+    As[(tid + 1280) / 32][(tid + 1280) % 32] = a[(row0 + (tid + 1280) / 32)*NSIZE + kt + (tid + 1280) % 32];
+    As[(tid + 1536) / 32][(tid + 1536) % 32] = a[(row0 + (tid + 1536) / 32)*NSIZE + kt + (tid + 1536) % 32];
+    As[(tid + 1792) / 32][(tid + 1792) % 32] = a[(row0 + (tid + 1792) / 32)*NSIZE + kt + (tid + 1792) % 32];
+    As[(tid + 2048) / 32][(tid + 2048) % 32] = a[(row0 + (tid + 2048) / 32)*NSIZE + kt + (tid + 2048) % 32];
+    As[(tid + 2304) / 32][(tid + 2304) % 32] = a[(row0 + (tid + 2304) / 32)*NSIZE + kt + (tid + 2304) % 32];
+    As[(tid + 2560) / 32][(tid + 2560) % 32] = a[(row0 + (tid + 2560) / 32)*NSIZE + kt + (tid + 2560) % 32];
+    As[(tid + 2816) / 32][(tid + 2816) % 32] = a[(row0 + (tid + 2816) / 32)*NSIZE + kt + (tid + 2816) % 32];
+    As[(tid + 3072) / 32][(tid + 3072) % 32] = a[(row0 + (tid + 3072) / 32)*NSIZE + kt + (tid + 3072) % 32];
+    As[(tid + 3328) / 32][(tid + 3328) % 32] = a[(row0 + (tid + 3328) / 32)*NSIZE + kt + (tid + 3328) % 32];
+    As[(tid + 3584) / 32][(tid + 3584) % 32] = a[(row0 + (tid + 3584) / 32)*NSIZE + kt + (tid + 3584) % 32];
+    As[(tid + 3840) / 32][(tid + 3840) % 32] = a[(row0 + (tid + 3840) / 32)*NSIZE + kt + (tid + 3840) % 32];
+    Bs[(tid + 0) / 128][(tid + 0) % 128] = b[(kt + (tid + 0) / 128)*NSIZE + col0 + (tid + 0) % 128];
+    Bs[(tid + 256) / 128][(tid + 256) % 128] = b[(kt + (tid + 256) / 128)*NSIZE + col0 + (tid + 256) % 128];
+    Bs[(tid + 512) / 128][(tid + 512) % 128] = b[(kt + (tid + 512) / 128)*NSIZE + col0 + (tid + 512) % 128];
+    Bs[(tid + 768) / 128][(tid + 768) % 128] = b[(kt + (tid + 768) / 128)*NSIZE + col0 + (tid + 768) % 128];
+    Bs[(tid + 1024) / 128][(tid + 1024) % 128] = b[(kt + (tid + 1024) / 128)*NSIZE + col0 + (tid + 1024) % 128];
+    Bs[(tid + 1280) / 128][(tid + 1280) % 128] = b[(kt + (tid + 1280) / 128)*NSIZE + col0 + (tid + 1280) % 128];
+    Bs[(tid + 1536) / 128][(tid + 1536) % 128] = b[(kt + (tid + 1536) / 128)*NSIZE + col0 + (tid + 1536) % 128];
+    Bs[(tid + 1792) / 128][(tid + 1792) % 128] = b[(kt + (tid + 1792) / 128)*NSIZE + col0 + (tid + 1792) % 128];
+    Bs[(tid + 2048) / 128][(tid + 2048) % 128] = b[(kt + (tid + 2048) / 128)*NSIZE + col0 + (tid + 2048) % 128];
+    Bs[(tid + 2304) / 128][(tid + 2304) % 128] = b[(kt + (tid + 2304) / 128)*NSIZE + col0 + (tid + 2304) % 128];
+    Bs[(tid + 2560) / 128][(tid + 2560) % 128] = b[(kt + (tid + 2560) / 128)*NSIZE + col0 + (tid + 2560) % 128];
+    Bs[(tid + 2816) / 128][(tid + 2816) % 128] = b[(kt + (tid + 2816) / 128)*NSIZE + col0 + (tid + 2816) % 128];
+    Bs[(tid + 3072) / 128][(tid + 3072) % 128] = b[(kt + (tid + 3072) / 128)*NSIZE + col0 + (tid + 3072) % 128];
+    Bs[(tid + 3328) / 128][(tid + 3328) % 128] = b[(kt + (tid + 3328) / 128)*NSIZE + col0 + (tid + 3328) % 128];
+    Bs[(tid + 3584) / 128][(tid + 3584) % 128] = b[(kt + (tid + 3584) / 128)*NSIZE + col0 + (tid + 3584) % 128];
+    Bs[(tid + 3840) / 128][(tid + 3840) % 128] = b[(kt + (tid + 3840) / 128)*NSIZE + col0 + (tid + 3840) % 128];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int kk = 0; kk < 32; kk++) {
+      float ar[8], br[8];
+      ar[0] = As[0 + ly*4 + 0][kk];
+      ar[1] = As[0 + ly*4 + 1][kk];
+      ar[2] = As[0 + ly*4 + 2][kk];
+      ar[3] = As[0 + ly*4 + 3][kk];
+      ar[4] = As[64 + ly*4 + 0][kk];
+      ar[5] = As[64 + ly*4 + 1][kk];
+      ar[6] = As[64 + ly*4 + 2][kk];
+      ar[7] = As[64 + ly*4 + 3][kk];
+      br[0] = Bs[kk][0 + lx*4 + 0];
+      br[1] = Bs[kk][0 + lx*4 + 1];
+      br[2] = Bs[kk][0 + lx*4 + 2];
+      br[3] = Bs[kk][0 + lx*4 + 3];
+      br[4] = Bs[kk][64 + lx*4 + 0];
+      br[5] = Bs[kk][64 + lx*4 + 1];
+      br[6] = Bs[kk][64 + lx*4 + 2];
+      br[7] = Bs[kk][64 + lx*4 + 3];
+      for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) acc[i][j] += ar[i] * br[j];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++)
+    c[(row0 + (i/4)*64 + ly*4 + i%4)*NSIZE + col0 + (j/4)*64 + lx*4 + j%4] = acc[i][j];
+}

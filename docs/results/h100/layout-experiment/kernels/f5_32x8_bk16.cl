@@ -1,0 +1,59 @@
+// GLOBAL 512 512
+// LOCAL 32 8
+__kernel __attribute__((reqd_work_group_size(32,8,1)))
+void mxm(__global float *c, __global const float *a, __global const float *b, int limk) {
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int col0 = get_group_id(0)*256, row0 = get_group_id(1)*64;
+  const int tid = ly*32 + lx;
+  __local float As[64][17];
+  __local float Bs[16][256];
+  float acc[8][8];
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+  for (int kt = 0; kt < limk; kt += 16) {
+    As[(tid + 0) / 16][(tid + 0) % 16] = a[(row0 + (tid + 0) / 16)*NSIZE + kt + (tid + 0) % 16];
+    As[(tid + 256) / 16][(tid + 256) % 16] = a[(row0 + (tid + 256) / 16)*NSIZE + kt + (tid + 256) % 16];
+    As[(tid + 512) / 16][(tid + 512) % 16] = a[(row0 + (tid + 512) / 16)*NSIZE + kt + (tid + 512) % 16];
+    As[(tid + 768) / 16][(tid + 768) % 16] = a[(row0 + (tid + 768) / 16)*NSIZE + kt + (tid + 768) % 16];
+    Bs[(tid + 0) / 256][(tid + 0) % 256] = b[(kt + (tid + 0) / 256)*NSIZE + col0 + (tid + 0) % 256];
+    Bs[(tid + 256) / 256][(tid + 256) % 256] = b[(kt + (tid + 256) / 256)*NSIZE + col0 + (tid + 256) % 256];
+    Bs[(tid + 512) / 256][(tid + 512) % 256] = b[(kt + (tid + 512) / 256)*NSIZE + col0 + (tid + 512) % 256];
+    Bs[(tid + 768) / 256][(tid + 768) % 256] = b[(kt + (tid + 768) / 256)*NSIZE + col0 + (tid + 768) % 256];
+    Bs[(tid + 1024) / 256][(tid + 1024) % 256] = b[(kt + (tid + 1024) / 256)*NSIZE + col0 + (tid + 1024) % 256];
+    Bs[(tid + 1280) / 256][(tid + 1280) % 256] = b[(kt + (tid + 1280) / 256)*NSIZE + col0 + (tid + 1280) % 256];
+    Bs[(tid + 1536) / 256][(tid + 1536) % 256] = b[(kt + (tid + 1536) / 256)*NSIZE + col0 + (tid + 1536) % 256];
+    Bs[(tid + 1792) / 256][(tid + 1792) % 256] = b[(kt + (tid + 1792) / 256)*NSIZE + col0 + (tid + 1792) % 256];
+    Bs[(tid + 2048) / 256][(tid + 2048) % 256] = b[(kt + (tid + 2048) / 256)*NSIZE + col0 + (tid + 2048) % 256];
+    Bs[(tid + 2304) / 256][(tid + 2304) % 256] = b[(kt + (tid + 2304) / 256)*NSIZE + col0 + (tid + 2304) % 256];
+    Bs[(tid + 2560) / 256][(tid + 2560) % 256] = b[(kt + (tid + 2560) / 256)*NSIZE + col0 + (tid + 2560) % 256];
+    Bs[(tid + 2816) / 256][(tid + 2816) % 256] = b[(kt + (tid + 2816) / 256)*NSIZE + col0 + (tid + 2816) % 256];
+    Bs[(tid + 3072) / 256][(tid + 3072) % 256] = b[(kt + (tid + 3072) / 256)*NSIZE + col0 + (tid + 3072) % 256];
+    Bs[(tid + 3328) / 256][(tid + 3328) % 256] = b[(kt + (tid + 3328) / 256)*NSIZE + col0 + (tid + 3328) % 256];
+    Bs[(tid + 3584) / 256][(tid + 3584) % 256] = b[(kt + (tid + 3584) / 256)*NSIZE + col0 + (tid + 3584) % 256];
+    Bs[(tid + 3840) / 256][(tid + 3840) % 256] = b[(kt + (tid + 3840) / 256)*NSIZE + col0 + (tid + 3840) % 256];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int kk = 0; kk < 16; kk++) {
+      float ar[8], br[8];
+      ar[0] = As[0 + ly*4 + 0][kk];
+      ar[1] = As[0 + ly*4 + 1][kk];
+      ar[2] = As[0 + ly*4 + 2][kk];
+      ar[3] = As[0 + ly*4 + 3][kk];
+      ar[4] = As[32 + ly*4 + 0][kk];
+      ar[5] = As[32 + ly*4 + 1][kk];
+      ar[6] = As[32 + ly*4 + 2][kk];
+      ar[7] = As[32 + ly*4 + 3][kk];
+      br[0] = Bs[kk][0 + lx*4 + 0];
+      br[1] = Bs[kk][0 + lx*4 + 1];
+      br[2] = Bs[kk][0 + lx*4 + 2];
+      br[3] = Bs[kk][0 + lx*4 + 3];
+      br[4] = Bs[kk][128 + lx*4 + 0];
+      br[5] = Bs[kk][128 + lx*4 + 1];
+      br[6] = Bs[kk][128 + lx*4 + 2];
+      br[7] = Bs[kk][128 + lx*4 + 3];
+      for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) acc[i][j] += ar[i] * br[j];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++)
+    c[(row0 + (i/4)*32 + ly*4 + i%4)*NSIZE + col0 + (j/4)*128 + lx*4 + j%4] = acc[i][j];
+}
