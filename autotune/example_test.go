@@ -53,8 +53,8 @@ func ExampleTable2() {
 	tp := toParams(p)
 	fmt.Println("global", tp.Global, "local", tp.Local, "block", tp.Block, "tile", tp.Tile, "uf", tp.Unroll)
 	// Output:
-	// [bszx bszy fullunroll interleave vw lszx szx lszy szy tw0 uf lmem]
-	// 13857092 points
-	// bszx=16,bszy=4,fullunroll=1,interleave=1,vw=4,lszx=1,szx=4,lszy=32,szy=64,tw0=0,uf=1,lmem=1
+	// [bszx bszy fullunroll interleave vw lszx szx lszy szy tw0 uf lmem lcopy]
+	// 20785638 points
+	// bszx=16,bszy=4,fullunroll=1,interleave=1,vw=4,lszx=1,szx=4,lszy=32,szy=64,tw0=0,uf=1,lmem=1,lcopy=0
 	// global [4 64 0] local [1 32 0] block [16 4 0] tile [0 0 0] uf 1
 }

@@ -77,6 +77,8 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	                 tw of the last loop if not 0, else its length (all five
 //	                 when that is unknown). Absent without compute loops.
 //	lmem             {0, 1}; only 0 without compute loops.
+//	lcopy            {0, 1} with lmem, else 0: copies into local memory as
+//	                 loops (1) or straight-line code (0).
 //
 // The order puts each parameter right after those its range reads, which
 // keeps the memo tables of the counting small (a 3D space of 3e9 points is
@@ -209,6 +211,12 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 		lmem = []int{0, 1}
 	}
 	params = append(params, Param{Name: "lmem", Range: func(Point) []int { return lmem }})
+	params = append(params, Param{Name: "lcopy", Deps: []string{"lmem"}, Range: func(p Point) []int {
+		if p.Get("lmem") == 1 {
+			return []int{0, 1}
+		}
+		return []int{0}
+	}})
 
 	for name := range spec.Fixed {
 		found := false

@@ -69,9 +69,9 @@ func TestTable2Names(t *testing.T) {
 		dims, loops int
 		want        string
 	}{
-		{1, 0, "bszx,fullunroll,interleave,vw,lszx,szx,lmem"},
-		{2, 1, "bszx,bszy,fullunroll,interleave,vw,lszx,szx,lszy,szy,tw0,uf,lmem"},
-		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,lszx,szx,lszy,szy,lszz,szz,tw0,tw1,tw2,uf,lmem"},
+		{1, 0, "bszx,fullunroll,interleave,vw,lszx,szx,lmem,lcopy"},
+		{2, 1, "bszx,bszy,fullunroll,interleave,vw,lszx,szx,lszy,szy,tw0,uf,lmem,lcopy"},
+		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,lszx,szx,lszy,szy,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy"},
 	} {
 		spec := Table2Spec{Domain: make([]int, tc.dims), Loops: make([]int, tc.loops)}
 		for i := range spec.Domain {
@@ -221,7 +221,7 @@ func bruteTable2(spec Table2Spec) int {
 			}
 			rest := 1
 			if len(spec.Loops) > 0 {
-				// tw (one loop) x uf x lmem.
+				// tw (one loop) x uf x (lmem 0, or lmem 1 with lcopy 0 or 1).
 				rest = 0
 				for _, tw := range tileSizes(spec.Loops[0]) {
 					T := tw
@@ -230,7 +230,7 @@ func bruteTable2(spec Table2Spec) int {
 					}
 					for _, u := range []int{1, 2, 4, 8, 16} {
 						if u <= T && T%u == 0 {
-							rest += 2
+							rest += 3
 						}
 					}
 				}

@@ -326,17 +326,17 @@ func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Proble
 // outside the space are repaired.
 func canonicalSeeds(domain, loops []int) []map[string]int {
 	type shape struct {
-		local, block [3]int
-		vw, tile     int
+		local, block    [3]int
+		vw, tile, lcopy int
 	}
 	shapes := map[int][]shape{
-		1: {{[3]int{128, 1, 1}, [3]int{4, 1, 1}, 1, 32}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 32}},
-		2: {{[3]int{16, 16, 1}, [3]int{8, 8, 1}, 2, 16}, {[3]int{16, 16, 1}, [3]int{8, 8, 1}, 1, 32}, {[3]int{16, 16, 1}, [3]int{4, 4, 1}, 1, 32}, {[3]int{32, 8, 1}, [3]int{4, 8, 1}, 1, 32}},
-		3: {{[3]int{16, 8, 2}, [3]int{1, 2, 2}, 1, 32}, {[3]int{32, 4, 2}, [3]int{2, 2, 1}, 1, 32}},
+		1: {{[3]int{128, 1, 1}, [3]int{4, 1, 1}, 1, 32, 0}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 32, 0}},
+		2: {{[3]int{16, 16, 1}, [3]int{8, 8, 1}, 2, 16, 0}, {[3]int{16, 8, 1}, [3]int{8, 8, 1}, 1, 32, 1}, {[3]int{16, 16, 1}, [3]int{8, 8, 1}, 1, 32, 0}, {[3]int{16, 16, 1}, [3]int{4, 4, 1}, 1, 32, 0}, {[3]int{32, 8, 1}, [3]int{4, 8, 1}, 1, 32, 0}},
+		3: {{[3]int{16, 8, 2}, [3]int{1, 2, 2}, 1, 32, 0}, {[3]int{32, 4, 2}, [3]int{2, 2, 1}, 1, 32, 0}},
 	}
 	var out []map[string]int
 	for _, sh := range shapes[len(domain)] {
-		m := map[string]int{"fullunroll": 1, "interleave": 1, "vw": sh.vw, "lmem": 1, "uf": 4}
+		m := map[string]int{"fullunroll": 1, "interleave": 1, "vw": sh.vw, "lmem": 1, "lcopy": sh.lcopy, "uf": 4}
 		for d, n := range domain {
 			a := string(rune('x' + d))
 			lsz, bsz := min(sh.local[d], n), min(sh.block[d], n)
@@ -347,7 +347,7 @@ func canonicalSeeds(domain, loops []int) []map[string]int {
 			m[fmt.Sprintf("tw%d", i)] = min(l, sh.tile)
 		}
 		if len(loops) == 0 {
-			m["lmem"], m["uf"] = 0, 1
+			m["lmem"], m["lcopy"], m["uf"] = 0, 0, 1
 		}
 		out = append(out, m)
 	}

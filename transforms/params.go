@@ -32,10 +32,16 @@ type Params struct {
 	Tile     [3]int // tw0 tw1 tw2: tile size per compute loop, outermost first; 0 = no tiling
 	Unroll   int    // uf: unroll factor of the innermost compute loop; 0 or 1 = none
 	LocalMem bool   // lmem: stage arrays in local memory
+	// LoopCopy (lcopy) keeps the copies into local memory as loops that
+	// the OpenCL compiler is asked to unroll, instead of writing their
+	// rounds out as straight-line code. Which is faster depends on the
+	// compiler and the tile (docs/results/h100/layout-experiment); an
+	// extension of Table 2, ignored without lmem.
+	LoopCopy bool
 }
 
 // names lists every parameter name in a fixed order.
-var names = []string{"szx", "szy", "szz", "lszx", "lszy", "lszz", "bszx", "bszy", "bszz", "fullunroll", "interleave", "vw", "tw0", "tw1", "tw2", "uf", "lmem"}
+var names = []string{"szx", "szy", "szz", "lszx", "lszy", "lszz", "bszx", "bszy", "bszz", "fullunroll", "interleave", "vw", "tw0", "tw1", "tw2", "uf", "lmem", "lcopy"}
 
 // Names returns the parameter names in their fixed order.
 func Names() []string { return append([]string(nil), names...) }
@@ -60,6 +66,8 @@ func (p *Params) field(name string) (*int, *bool) {
 		return nil, &p.Interleave
 	case "lmem":
 		return nil, &p.LocalMem
+	case "lcopy":
+		return nil, &p.LoopCopy
 	}
 	return nil, nil
 }
@@ -129,7 +137,7 @@ func Relevant(dims, loops int) []string {
 			if loops == 0 {
 				continue
 			}
-		case n[len(n)-1] >= 'x' && n[len(n)-1] <= 'z' && n != "fullunroll" && n != "interleave" && n != "vw":
+		case n[len(n)-1] >= 'x' && n[len(n)-1] <= 'z' && n != "fullunroll" && n != "interleave" && n != "vw" && n != "lcopy":
 			if int(n[len(n)-1]-'x') >= dims {
 				continue
 			}

@@ -272,6 +272,10 @@ func (s *state) flatLocalID() ast.Expr {
 	return e
 }
 
+// maxUnrolledCopies is the most rounds of a copy into local memory that are
+// written out as straight-line code; longer copies stay loops.
+const maxUnrolledCopies = 16
+
 // copyIn builds the cooperative copy of one tile of g into local memory.
 func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 	wg := 1
@@ -338,9 +342,26 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 	}
 	body = append(body, copyStmt)
 	if total%wg != 0 { // the last round has fewer elements than work-items
-		body = []ast.Stmt{body[0], &ast.If{Cond: ast.Bin(ast.Lt, ast.Id(e), ast.IntConst(int64(total))), Then: ast.NewBlock(body[1:]...)}}
+		body[len(body)-1] = &ast.If{Cond: ast.Bin(ast.Lt, ast.Id(e), ast.IntConst(int64(total))), Then: ast.NewBlock(copyStmt)}
 	}
-	unroll := -1 // fully
+	if trips <= maxUnrolledCopies && !s.p.LoopCopy {
+		// Unrolled here rather than by the OpenCL compiler (lcopy=0):
+		// NVIDIA's compiler, given the loop with #pragma unroll, produced
+		// SGEMM code 15% slower than from these straight-line copies for
+		// some tiles and faster for others (see
+		// docs/results/h100/layout-experiment), so the search chooses.
+		var out []ast.Stmt
+		for round := 0; round < trips; round++ {
+			repl := map[string]ast.Expr{e: ast.Sum(s.flatLocalID(), ast.IntConst(int64(round*wg)))}
+			for _, st := range body[1 : len(body)-1] {
+				d := st.(*ast.Decl)
+				repl[d.Name] = ast.Substitute(d.Init, repl)
+			}
+			out = append(out, ast.SubstituteStmt(body[len(body)-1], repl))
+		}
+		return ast.NewBlock(out...)
+	}
+	unroll := -1 // #pragma unroll: fully
 	if trips > 64 {
 		unroll = 0
 	}

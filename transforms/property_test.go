@@ -61,6 +61,7 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 	}
 	p.Unroll = pick(1, 1, 2, 3, 4)
 	p.LocalMem = r.IntN(2) == 0
+	p.LoopCopy = r.IntN(2) == 0
 	return p
 }
 
