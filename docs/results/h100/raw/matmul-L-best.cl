@@ -5,481 +5,126 @@ __kernel __attribute__((reqd_work_group_size(16, 16, 1))) void mxm(__global floa
     const int lidy = (int)get_local_id(1);
     const int gidx = (int)get_group_id(0);
     const int gidy = (int)get_group_id(1);
-    __local float l_a[128][4];
-    __local float l_b[4][129];
+    __local float l_a[128][17];
+    __local float l_b[16][129];
     int k;
     { // compute
-        float p_c_0_0;
-        float p_c_0_1;
-        float p_c_0_2;
-        float p_c_0_3;
-        float p_c_0_4;
-        float p_c_0_5;
-        float p_c_0_6;
-        float p_c_0_7;
-        float p_c_1_0;
-        float p_c_1_1;
-        float p_c_1_2;
-        float p_c_1_3;
-        float p_c_1_4;
-        float p_c_1_5;
-        float p_c_1_6;
-        float p_c_1_7;
-        float p_c_2_0;
-        float p_c_2_1;
-        float p_c_2_2;
-        float p_c_2_3;
-        float p_c_2_4;
-        float p_c_2_5;
-        float p_c_2_6;
-        float p_c_2_7;
-        float p_c_3_0;
-        float p_c_3_1;
-        float p_c_3_2;
-        float p_c_3_3;
-        float p_c_3_4;
-        float p_c_3_5;
-        float p_c_3_6;
-        float p_c_3_7;
-        float p_c_4_0;
-        float p_c_4_1;
-        float p_c_4_2;
-        float p_c_4_3;
-        float p_c_4_4;
-        float p_c_4_5;
-        float p_c_4_6;
-        float p_c_4_7;
-        float p_c_5_0;
-        float p_c_5_1;
-        float p_c_5_2;
-        float p_c_5_3;
-        float p_c_5_4;
-        float p_c_5_5;
-        float p_c_5_6;
-        float p_c_5_7;
-        float p_c_6_0;
-        float p_c_6_1;
-        float p_c_6_2;
-        float p_c_6_3;
-        float p_c_6_4;
-        float p_c_6_5;
-        float p_c_6_6;
-        float p_c_6_7;
-        float p_c_7_0;
-        float p_c_7_1;
-        float p_c_7_2;
-        float p_c_7_3;
-        float p_c_7_4;
-        float p_c_7_5;
-        float p_c_7_6;
-        float p_c_7_7;
+        float p_c[8][8];
         int c_y = gidy * 128;
         int c_x = gidx * 128;
         int b_x = c_x + lidx;
         int b_y = c_y + lidy;
-        p_c_0_0 = 0.0f;
-        p_c_0_1 = 0.0f;
-        p_c_0_2 = 0.0f;
-        p_c_0_3 = 0.0f;
-        p_c_0_4 = 0.0f;
-        p_c_0_5 = 0.0f;
-        p_c_0_6 = 0.0f;
-        p_c_0_7 = 0.0f;
-        p_c_1_0 = 0.0f;
-        p_c_1_1 = 0.0f;
-        p_c_1_2 = 0.0f;
-        p_c_1_3 = 0.0f;
-        p_c_1_4 = 0.0f;
-        p_c_1_5 = 0.0f;
-        p_c_1_6 = 0.0f;
-        p_c_1_7 = 0.0f;
-        p_c_2_0 = 0.0f;
-        p_c_2_1 = 0.0f;
-        p_c_2_2 = 0.0f;
-        p_c_2_3 = 0.0f;
-        p_c_2_4 = 0.0f;
-        p_c_2_5 = 0.0f;
-        p_c_2_6 = 0.0f;
-        p_c_2_7 = 0.0f;
-        p_c_3_0 = 0.0f;
-        p_c_3_1 = 0.0f;
-        p_c_3_2 = 0.0f;
-        p_c_3_3 = 0.0f;
-        p_c_3_4 = 0.0f;
-        p_c_3_5 = 0.0f;
-        p_c_3_6 = 0.0f;
-        p_c_3_7 = 0.0f;
-        p_c_4_0 = 0.0f;
-        p_c_4_1 = 0.0f;
-        p_c_4_2 = 0.0f;
-        p_c_4_3 = 0.0f;
-        p_c_4_4 = 0.0f;
-        p_c_4_5 = 0.0f;
-        p_c_4_6 = 0.0f;
-        p_c_4_7 = 0.0f;
-        p_c_5_0 = 0.0f;
-        p_c_5_1 = 0.0f;
-        p_c_5_2 = 0.0f;
-        p_c_5_3 = 0.0f;
-        p_c_5_4 = 0.0f;
-        p_c_5_5 = 0.0f;
-        p_c_5_6 = 0.0f;
-        p_c_5_7 = 0.0f;
-        p_c_6_0 = 0.0f;
-        p_c_6_1 = 0.0f;
-        p_c_6_2 = 0.0f;
-        p_c_6_3 = 0.0f;
-        p_c_6_4 = 0.0f;
-        p_c_6_5 = 0.0f;
-        p_c_6_6 = 0.0f;
-        p_c_6_7 = 0.0f;
-        p_c_7_0 = 0.0f;
-        p_c_7_1 = 0.0f;
-        p_c_7_2 = 0.0f;
-        p_c_7_3 = 0.0f;
-        p_c_7_4 = 0.0f;
-        p_c_7_5 = 0.0f;
-        p_c_7_6 = 0.0f;
-        p_c_7_7 = 0.0f;
-        for (int k_t = 0; k_t < 4096; k_t += 4) {
-            #pragma unroll
-            for (int r_a = 0; r_a < 2; r_a++) {
-                int e_a = lidx + lidy * 16 + r_a * 256;
-                int i0_a = e_a / 4;
-                int i1_a = e_a % 4;
-                l_a[i0_a][i1_a] = a[(c_y + i0_a) * 4096 + (k_t + i1_a)];
+        for (int p_y = 0; p_y < 8; p_y++) {
+            for (int p_x = 0; p_x < 8; p_x++) {
+                p_c[p_y][p_x] = 0.0f;
             }
-            #pragma unroll
-            for (int r_b = 0; r_b < 2; r_b++) {
-                int e_b = lidx + lidy * 16 + r_b * 256;
-                int i0_b = e_b / 128;
-                int i1_b = e_b % 128;
-                l_b[i0_b][i1_b] = b[(k_t + i0_b) * 4096 + (c_x + i1_b)];
-            }
+        }
+        for (int k_t = 0; k_t < 4096; k_t += 16) {
+            l_a[(lidx + lidy * 16) / 16][(lidx + lidy * 16) % 16] = a[(c_y + (lidx + lidy * 16) / 16) * 4096 + (k_t + (lidx + lidy * 16) % 16)];
+            l_a[(lidx + lidy * 16 + 256) / 16][(lidx + lidy * 16 + 256) % 16] = a[(c_y + (lidx + lidy * 16 + 256) / 16) * 4096 + (k_t + (lidx + lidy * 16 + 256) % 16)];
+            l_a[(lidx + lidy * 16 + 512) / 16][(lidx + lidy * 16 + 512) % 16] = a[(c_y + (lidx + lidy * 16 + 512) / 16) * 4096 + (k_t + (lidx + lidy * 16 + 512) % 16)];
+            l_a[(lidx + lidy * 16 + 768) / 16][(lidx + lidy * 16 + 768) % 16] = a[(c_y + (lidx + lidy * 16 + 768) / 16) * 4096 + (k_t + (lidx + lidy * 16 + 768) % 16)];
+            l_a[(lidx + lidy * 16 + 1024) / 16][(lidx + lidy * 16 + 1024) % 16] = a[(c_y + (lidx + lidy * 16 + 1024) / 16) * 4096 + (k_t + (lidx + lidy * 16 + 1024) % 16)];
+            l_a[(lidx + lidy * 16 + 1280) / 16][(lidx + lidy * 16 + 1280) % 16] = a[(c_y + (lidx + lidy * 16 + 1280) / 16) * 4096 + (k_t + (lidx + lidy * 16 + 1280) % 16)];
+            l_a[(lidx + lidy * 16 + 1536) / 16][(lidx + lidy * 16 + 1536) % 16] = a[(c_y + (lidx + lidy * 16 + 1536) / 16) * 4096 + (k_t + (lidx + lidy * 16 + 1536) % 16)];
+            l_a[(lidx + lidy * 16 + 1792) / 16][(lidx + lidy * 16 + 1792) % 16] = a[(c_y + (lidx + lidy * 16 + 1792) / 16) * 4096 + (k_t + (lidx + lidy * 16 + 1792) % 16)];
+            l_b[(lidx + lidy * 16) / 128][(lidx + lidy * 16) % 128] = b[(k_t + (lidx + lidy * 16) / 128) * 4096 + (c_x + (lidx + lidy * 16) % 128)];
+            l_b[(lidx + lidy * 16 + 256) / 128][(lidx + lidy * 16 + 256) % 128] = b[(k_t + (lidx + lidy * 16 + 256) / 128) * 4096 + (c_x + (lidx + lidy * 16 + 256) % 128)];
+            l_b[(lidx + lidy * 16 + 512) / 128][(lidx + lidy * 16 + 512) % 128] = b[(k_t + (lidx + lidy * 16 + 512) / 128) * 4096 + (c_x + (lidx + lidy * 16 + 512) % 128)];
+            l_b[(lidx + lidy * 16 + 768) / 128][(lidx + lidy * 16 + 768) % 128] = b[(k_t + (lidx + lidy * 16 + 768) / 128) * 4096 + (c_x + (lidx + lidy * 16 + 768) % 128)];
+            l_b[(lidx + lidy * 16 + 1024) / 128][(lidx + lidy * 16 + 1024) % 128] = b[(k_t + (lidx + lidy * 16 + 1024) / 128) * 4096 + (c_x + (lidx + lidy * 16 + 1024) % 128)];
+            l_b[(lidx + lidy * 16 + 1280) / 128][(lidx + lidy * 16 + 1280) % 128] = b[(k_t + (lidx + lidy * 16 + 1280) / 128) * 4096 + (c_x + (lidx + lidy * 16 + 1280) % 128)];
+            l_b[(lidx + lidy * 16 + 1536) / 128][(lidx + lidy * 16 + 1536) % 128] = b[(k_t + (lidx + lidy * 16 + 1536) / 128) * 4096 + (c_x + (lidx + lidy * 16 + 1536) % 128)];
+            l_b[(lidx + lidy * 16 + 1792) / 128][(lidx + lidy * 16 + 1792) % 128] = b[(k_t + (lidx + lidy * 16 + 1792) / 128) * 4096 + (c_x + (lidx + lidy * 16 + 1792) % 128)];
             barrier(CLK_LOCAL_MEM_FENCE);
-            for (k = k_t; k < k_t + 4; k += 4) {
-                p_c_0_0 += l_a[lidy][k - k_t] * l_b[k - k_t][lidx];
-                p_c_0_1 += l_a[lidy][k - k_t] * l_b[k - k_t][lidx + 16];
-                p_c_0_2 += l_a[lidy][k - k_t] * l_b[k - k_t][lidx + 32];
-                p_c_0_3 += l_a[lidy][k - k_t] * l_b[k - k_t][lidx + 48];
-                p_c_0_4 += l_a[lidy][k - k_t] * l_b[k - k_t][lidx + 64];
-                p_c_0_5 += l_a[lidy][k - k_t] * l_b[k - k_t][lidx + 80];
-                p_c_0_6 += l_a[lidy][k - k_t] * l_b[k - k_t][lidx + 96];
-                p_c_0_7 += l_a[lidy][k - k_t] * l_b[k - k_t][lidx + 112];
-                p_c_1_0 += l_a[lidy + 16][k - k_t] * l_b[k - k_t][lidx];
-                p_c_1_1 += l_a[lidy + 16][k - k_t] * l_b[k - k_t][lidx + 16];
-                p_c_1_2 += l_a[lidy + 16][k - k_t] * l_b[k - k_t][lidx + 32];
-                p_c_1_3 += l_a[lidy + 16][k - k_t] * l_b[k - k_t][lidx + 48];
-                p_c_1_4 += l_a[lidy + 16][k - k_t] * l_b[k - k_t][lidx + 64];
-                p_c_1_5 += l_a[lidy + 16][k - k_t] * l_b[k - k_t][lidx + 80];
-                p_c_1_6 += l_a[lidy + 16][k - k_t] * l_b[k - k_t][lidx + 96];
-                p_c_1_7 += l_a[lidy + 16][k - k_t] * l_b[k - k_t][lidx + 112];
-                p_c_2_0 += l_a[lidy + 32][k - k_t] * l_b[k - k_t][lidx];
-                p_c_2_1 += l_a[lidy + 32][k - k_t] * l_b[k - k_t][lidx + 16];
-                p_c_2_2 += l_a[lidy + 32][k - k_t] * l_b[k - k_t][lidx + 32];
-                p_c_2_3 += l_a[lidy + 32][k - k_t] * l_b[k - k_t][lidx + 48];
-                p_c_2_4 += l_a[lidy + 32][k - k_t] * l_b[k - k_t][lidx + 64];
-                p_c_2_5 += l_a[lidy + 32][k - k_t] * l_b[k - k_t][lidx + 80];
-                p_c_2_6 += l_a[lidy + 32][k - k_t] * l_b[k - k_t][lidx + 96];
-                p_c_2_7 += l_a[lidy + 32][k - k_t] * l_b[k - k_t][lidx + 112];
-                p_c_3_0 += l_a[lidy + 48][k - k_t] * l_b[k - k_t][lidx];
-                p_c_3_1 += l_a[lidy + 48][k - k_t] * l_b[k - k_t][lidx + 16];
-                p_c_3_2 += l_a[lidy + 48][k - k_t] * l_b[k - k_t][lidx + 32];
-                p_c_3_3 += l_a[lidy + 48][k - k_t] * l_b[k - k_t][lidx + 48];
-                p_c_3_4 += l_a[lidy + 48][k - k_t] * l_b[k - k_t][lidx + 64];
-                p_c_3_5 += l_a[lidy + 48][k - k_t] * l_b[k - k_t][lidx + 80];
-                p_c_3_6 += l_a[lidy + 48][k - k_t] * l_b[k - k_t][lidx + 96];
-                p_c_3_7 += l_a[lidy + 48][k - k_t] * l_b[k - k_t][lidx + 112];
-                p_c_4_0 += l_a[lidy + 64][k - k_t] * l_b[k - k_t][lidx];
-                p_c_4_1 += l_a[lidy + 64][k - k_t] * l_b[k - k_t][lidx + 16];
-                p_c_4_2 += l_a[lidy + 64][k - k_t] * l_b[k - k_t][lidx + 32];
-                p_c_4_3 += l_a[lidy + 64][k - k_t] * l_b[k - k_t][lidx + 48];
-                p_c_4_4 += l_a[lidy + 64][k - k_t] * l_b[k - k_t][lidx + 64];
-                p_c_4_5 += l_a[lidy + 64][k - k_t] * l_b[k - k_t][lidx + 80];
-                p_c_4_6 += l_a[lidy + 64][k - k_t] * l_b[k - k_t][lidx + 96];
-                p_c_4_7 += l_a[lidy + 64][k - k_t] * l_b[k - k_t][lidx + 112];
-                p_c_5_0 += l_a[lidy + 80][k - k_t] * l_b[k - k_t][lidx];
-                p_c_5_1 += l_a[lidy + 80][k - k_t] * l_b[k - k_t][lidx + 16];
-                p_c_5_2 += l_a[lidy + 80][k - k_t] * l_b[k - k_t][lidx + 32];
-                p_c_5_3 += l_a[lidy + 80][k - k_t] * l_b[k - k_t][lidx + 48];
-                p_c_5_4 += l_a[lidy + 80][k - k_t] * l_b[k - k_t][lidx + 64];
-                p_c_5_5 += l_a[lidy + 80][k - k_t] * l_b[k - k_t][lidx + 80];
-                p_c_5_6 += l_a[lidy + 80][k - k_t] * l_b[k - k_t][lidx + 96];
-                p_c_5_7 += l_a[lidy + 80][k - k_t] * l_b[k - k_t][lidx + 112];
-                p_c_6_0 += l_a[lidy + 96][k - k_t] * l_b[k - k_t][lidx];
-                p_c_6_1 += l_a[lidy + 96][k - k_t] * l_b[k - k_t][lidx + 16];
-                p_c_6_2 += l_a[lidy + 96][k - k_t] * l_b[k - k_t][lidx + 32];
-                p_c_6_3 += l_a[lidy + 96][k - k_t] * l_b[k - k_t][lidx + 48];
-                p_c_6_4 += l_a[lidy + 96][k - k_t] * l_b[k - k_t][lidx + 64];
-                p_c_6_5 += l_a[lidy + 96][k - k_t] * l_b[k - k_t][lidx + 80];
-                p_c_6_6 += l_a[lidy + 96][k - k_t] * l_b[k - k_t][lidx + 96];
-                p_c_6_7 += l_a[lidy + 96][k - k_t] * l_b[k - k_t][lidx + 112];
-                p_c_7_0 += l_a[lidy + 112][k - k_t] * l_b[k - k_t][lidx];
-                p_c_7_1 += l_a[lidy + 112][k - k_t] * l_b[k - k_t][lidx + 16];
-                p_c_7_2 += l_a[lidy + 112][k - k_t] * l_b[k - k_t][lidx + 32];
-                p_c_7_3 += l_a[lidy + 112][k - k_t] * l_b[k - k_t][lidx + 48];
-                p_c_7_4 += l_a[lidy + 112][k - k_t] * l_b[k - k_t][lidx + 64];
-                p_c_7_5 += l_a[lidy + 112][k - k_t] * l_b[k - k_t][lidx + 80];
-                p_c_7_6 += l_a[lidy + 112][k - k_t] * l_b[k - k_t][lidx + 96];
-                p_c_7_7 += l_a[lidy + 112][k - k_t] * l_b[k - k_t][lidx + 112];
-                p_c_0_0 += l_a[lidy][k + 1 - k_t] * l_b[k + 1 - k_t][lidx];
-                p_c_0_1 += l_a[lidy][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 16];
-                p_c_0_2 += l_a[lidy][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 32];
-                p_c_0_3 += l_a[lidy][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 48];
-                p_c_0_4 += l_a[lidy][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 64];
-                p_c_0_5 += l_a[lidy][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 80];
-                p_c_0_6 += l_a[lidy][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 96];
-                p_c_0_7 += l_a[lidy][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 112];
-                p_c_1_0 += l_a[lidy + 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx];
-                p_c_1_1 += l_a[lidy + 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 16];
-                p_c_1_2 += l_a[lidy + 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 32];
-                p_c_1_3 += l_a[lidy + 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 48];
-                p_c_1_4 += l_a[lidy + 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 64];
-                p_c_1_5 += l_a[lidy + 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 80];
-                p_c_1_6 += l_a[lidy + 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 96];
-                p_c_1_7 += l_a[lidy + 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 112];
-                p_c_2_0 += l_a[lidy + 32][k + 1 - k_t] * l_b[k + 1 - k_t][lidx];
-                p_c_2_1 += l_a[lidy + 32][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 16];
-                p_c_2_2 += l_a[lidy + 32][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 32];
-                p_c_2_3 += l_a[lidy + 32][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 48];
-                p_c_2_4 += l_a[lidy + 32][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 64];
-                p_c_2_5 += l_a[lidy + 32][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 80];
-                p_c_2_6 += l_a[lidy + 32][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 96];
-                p_c_2_7 += l_a[lidy + 32][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 112];
-                p_c_3_0 += l_a[lidy + 48][k + 1 - k_t] * l_b[k + 1 - k_t][lidx];
-                p_c_3_1 += l_a[lidy + 48][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 16];
-                p_c_3_2 += l_a[lidy + 48][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 32];
-                p_c_3_3 += l_a[lidy + 48][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 48];
-                p_c_3_4 += l_a[lidy + 48][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 64];
-                p_c_3_5 += l_a[lidy + 48][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 80];
-                p_c_3_6 += l_a[lidy + 48][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 96];
-                p_c_3_7 += l_a[lidy + 48][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 112];
-                p_c_4_0 += l_a[lidy + 64][k + 1 - k_t] * l_b[k + 1 - k_t][lidx];
-                p_c_4_1 += l_a[lidy + 64][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 16];
-                p_c_4_2 += l_a[lidy + 64][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 32];
-                p_c_4_3 += l_a[lidy + 64][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 48];
-                p_c_4_4 += l_a[lidy + 64][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 64];
-                p_c_4_5 += l_a[lidy + 64][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 80];
-                p_c_4_6 += l_a[lidy + 64][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 96];
-                p_c_4_7 += l_a[lidy + 64][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 112];
-                p_c_5_0 += l_a[lidy + 80][k + 1 - k_t] * l_b[k + 1 - k_t][lidx];
-                p_c_5_1 += l_a[lidy + 80][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 16];
-                p_c_5_2 += l_a[lidy + 80][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 32];
-                p_c_5_3 += l_a[lidy + 80][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 48];
-                p_c_5_4 += l_a[lidy + 80][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 64];
-                p_c_5_5 += l_a[lidy + 80][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 80];
-                p_c_5_6 += l_a[lidy + 80][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 96];
-                p_c_5_7 += l_a[lidy + 80][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 112];
-                p_c_6_0 += l_a[lidy + 96][k + 1 - k_t] * l_b[k + 1 - k_t][lidx];
-                p_c_6_1 += l_a[lidy + 96][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 16];
-                p_c_6_2 += l_a[lidy + 96][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 32];
-                p_c_6_3 += l_a[lidy + 96][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 48];
-                p_c_6_4 += l_a[lidy + 96][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 64];
-                p_c_6_5 += l_a[lidy + 96][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 80];
-                p_c_6_6 += l_a[lidy + 96][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 96];
-                p_c_6_7 += l_a[lidy + 96][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 112];
-                p_c_7_0 += l_a[lidy + 112][k + 1 - k_t] * l_b[k + 1 - k_t][lidx];
-                p_c_7_1 += l_a[lidy + 112][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 16];
-                p_c_7_2 += l_a[lidy + 112][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 32];
-                p_c_7_3 += l_a[lidy + 112][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 48];
-                p_c_7_4 += l_a[lidy + 112][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 64];
-                p_c_7_5 += l_a[lidy + 112][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 80];
-                p_c_7_6 += l_a[lidy + 112][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 96];
-                p_c_7_7 += l_a[lidy + 112][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + 112];
-                p_c_0_0 += l_a[lidy][k + 2 - k_t] * l_b[k + 2 - k_t][lidx];
-                p_c_0_1 += l_a[lidy][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 16];
-                p_c_0_2 += l_a[lidy][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 32];
-                p_c_0_3 += l_a[lidy][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 48];
-                p_c_0_4 += l_a[lidy][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 64];
-                p_c_0_5 += l_a[lidy][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 80];
-                p_c_0_6 += l_a[lidy][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 96];
-                p_c_0_7 += l_a[lidy][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 112];
-                p_c_1_0 += l_a[lidy + 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx];
-                p_c_1_1 += l_a[lidy + 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 16];
-                p_c_1_2 += l_a[lidy + 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 32];
-                p_c_1_3 += l_a[lidy + 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 48];
-                p_c_1_4 += l_a[lidy + 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 64];
-                p_c_1_5 += l_a[lidy + 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 80];
-                p_c_1_6 += l_a[lidy + 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 96];
-                p_c_1_7 += l_a[lidy + 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 112];
-                p_c_2_0 += l_a[lidy + 32][k + 2 - k_t] * l_b[k + 2 - k_t][lidx];
-                p_c_2_1 += l_a[lidy + 32][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 16];
-                p_c_2_2 += l_a[lidy + 32][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 32];
-                p_c_2_3 += l_a[lidy + 32][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 48];
-                p_c_2_4 += l_a[lidy + 32][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 64];
-                p_c_2_5 += l_a[lidy + 32][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 80];
-                p_c_2_6 += l_a[lidy + 32][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 96];
-                p_c_2_7 += l_a[lidy + 32][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 112];
-                p_c_3_0 += l_a[lidy + 48][k + 2 - k_t] * l_b[k + 2 - k_t][lidx];
-                p_c_3_1 += l_a[lidy + 48][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 16];
-                p_c_3_2 += l_a[lidy + 48][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 32];
-                p_c_3_3 += l_a[lidy + 48][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 48];
-                p_c_3_4 += l_a[lidy + 48][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 64];
-                p_c_3_5 += l_a[lidy + 48][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 80];
-                p_c_3_6 += l_a[lidy + 48][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 96];
-                p_c_3_7 += l_a[lidy + 48][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 112];
-                p_c_4_0 += l_a[lidy + 64][k + 2 - k_t] * l_b[k + 2 - k_t][lidx];
-                p_c_4_1 += l_a[lidy + 64][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 16];
-                p_c_4_2 += l_a[lidy + 64][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 32];
-                p_c_4_3 += l_a[lidy + 64][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 48];
-                p_c_4_4 += l_a[lidy + 64][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 64];
-                p_c_4_5 += l_a[lidy + 64][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 80];
-                p_c_4_6 += l_a[lidy + 64][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 96];
-                p_c_4_7 += l_a[lidy + 64][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 112];
-                p_c_5_0 += l_a[lidy + 80][k + 2 - k_t] * l_b[k + 2 - k_t][lidx];
-                p_c_5_1 += l_a[lidy + 80][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 16];
-                p_c_5_2 += l_a[lidy + 80][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 32];
-                p_c_5_3 += l_a[lidy + 80][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 48];
-                p_c_5_4 += l_a[lidy + 80][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 64];
-                p_c_5_5 += l_a[lidy + 80][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 80];
-                p_c_5_6 += l_a[lidy + 80][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 96];
-                p_c_5_7 += l_a[lidy + 80][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 112];
-                p_c_6_0 += l_a[lidy + 96][k + 2 - k_t] * l_b[k + 2 - k_t][lidx];
-                p_c_6_1 += l_a[lidy + 96][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 16];
-                p_c_6_2 += l_a[lidy + 96][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 32];
-                p_c_6_3 += l_a[lidy + 96][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 48];
-                p_c_6_4 += l_a[lidy + 96][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 64];
-                p_c_6_5 += l_a[lidy + 96][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 80];
-                p_c_6_6 += l_a[lidy + 96][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 96];
-                p_c_6_7 += l_a[lidy + 96][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 112];
-                p_c_7_0 += l_a[lidy + 112][k + 2 - k_t] * l_b[k + 2 - k_t][lidx];
-                p_c_7_1 += l_a[lidy + 112][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 16];
-                p_c_7_2 += l_a[lidy + 112][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 32];
-                p_c_7_3 += l_a[lidy + 112][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 48];
-                p_c_7_4 += l_a[lidy + 112][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 64];
-                p_c_7_5 += l_a[lidy + 112][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 80];
-                p_c_7_6 += l_a[lidy + 112][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 96];
-                p_c_7_7 += l_a[lidy + 112][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + 112];
-                p_c_0_0 += l_a[lidy][k + 3 - k_t] * l_b[k + 3 - k_t][lidx];
-                p_c_0_1 += l_a[lidy][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 16];
-                p_c_0_2 += l_a[lidy][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 32];
-                p_c_0_3 += l_a[lidy][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 48];
-                p_c_0_4 += l_a[lidy][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 64];
-                p_c_0_5 += l_a[lidy][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 80];
-                p_c_0_6 += l_a[lidy][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 96];
-                p_c_0_7 += l_a[lidy][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 112];
-                p_c_1_0 += l_a[lidy + 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx];
-                p_c_1_1 += l_a[lidy + 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 16];
-                p_c_1_2 += l_a[lidy + 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 32];
-                p_c_1_3 += l_a[lidy + 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 48];
-                p_c_1_4 += l_a[lidy + 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 64];
-                p_c_1_5 += l_a[lidy + 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 80];
-                p_c_1_6 += l_a[lidy + 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 96];
-                p_c_1_7 += l_a[lidy + 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 112];
-                p_c_2_0 += l_a[lidy + 32][k + 3 - k_t] * l_b[k + 3 - k_t][lidx];
-                p_c_2_1 += l_a[lidy + 32][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 16];
-                p_c_2_2 += l_a[lidy + 32][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 32];
-                p_c_2_3 += l_a[lidy + 32][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 48];
-                p_c_2_4 += l_a[lidy + 32][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 64];
-                p_c_2_5 += l_a[lidy + 32][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 80];
-                p_c_2_6 += l_a[lidy + 32][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 96];
-                p_c_2_7 += l_a[lidy + 32][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 112];
-                p_c_3_0 += l_a[lidy + 48][k + 3 - k_t] * l_b[k + 3 - k_t][lidx];
-                p_c_3_1 += l_a[lidy + 48][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 16];
-                p_c_3_2 += l_a[lidy + 48][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 32];
-                p_c_3_3 += l_a[lidy + 48][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 48];
-                p_c_3_4 += l_a[lidy + 48][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 64];
-                p_c_3_5 += l_a[lidy + 48][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 80];
-                p_c_3_6 += l_a[lidy + 48][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 96];
-                p_c_3_7 += l_a[lidy + 48][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 112];
-                p_c_4_0 += l_a[lidy + 64][k + 3 - k_t] * l_b[k + 3 - k_t][lidx];
-                p_c_4_1 += l_a[lidy + 64][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 16];
-                p_c_4_2 += l_a[lidy + 64][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 32];
-                p_c_4_3 += l_a[lidy + 64][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 48];
-                p_c_4_4 += l_a[lidy + 64][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 64];
-                p_c_4_5 += l_a[lidy + 64][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 80];
-                p_c_4_6 += l_a[lidy + 64][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 96];
-                p_c_4_7 += l_a[lidy + 64][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 112];
-                p_c_5_0 += l_a[lidy + 80][k + 3 - k_t] * l_b[k + 3 - k_t][lidx];
-                p_c_5_1 += l_a[lidy + 80][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 16];
-                p_c_5_2 += l_a[lidy + 80][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 32];
-                p_c_5_3 += l_a[lidy + 80][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 48];
-                p_c_5_4 += l_a[lidy + 80][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 64];
-                p_c_5_5 += l_a[lidy + 80][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 80];
-                p_c_5_6 += l_a[lidy + 80][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 96];
-                p_c_5_7 += l_a[lidy + 80][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 112];
-                p_c_6_0 += l_a[lidy + 96][k + 3 - k_t] * l_b[k + 3 - k_t][lidx];
-                p_c_6_1 += l_a[lidy + 96][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 16];
-                p_c_6_2 += l_a[lidy + 96][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 32];
-                p_c_6_3 += l_a[lidy + 96][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 48];
-                p_c_6_4 += l_a[lidy + 96][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 64];
-                p_c_6_5 += l_a[lidy + 96][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 80];
-                p_c_6_6 += l_a[lidy + 96][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 96];
-                p_c_6_7 += l_a[lidy + 96][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 112];
-                p_c_7_0 += l_a[lidy + 112][k + 3 - k_t] * l_b[k + 3 - k_t][lidx];
-                p_c_7_1 += l_a[lidy + 112][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 16];
-                p_c_7_2 += l_a[lidy + 112][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 32];
-                p_c_7_3 += l_a[lidy + 112][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 48];
-                p_c_7_4 += l_a[lidy + 112][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 64];
-                p_c_7_5 += l_a[lidy + 112][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 80];
-                p_c_7_6 += l_a[lidy + 112][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 96];
-                p_c_7_7 += l_a[lidy + 112][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + 112];
+            for (k = k_t; k < k_t + 16; k += 16) {
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k - k_t] * l_b[k - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 1 - k_t] * l_b[k + 1 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 2 - k_t] * l_b[k + 2 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 3 - k_t] * l_b[k + 3 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 4 - k_t] * l_b[k + 4 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 5 - k_t] * l_b[k + 5 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 6 - k_t] * l_b[k + 6 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 7 - k_t] * l_b[k + 7 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 8 - k_t] * l_b[k + 8 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 9 - k_t] * l_b[k + 9 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 10 - k_t] * l_b[k + 10 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 11 - k_t] * l_b[k + 11 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 12 - k_t] * l_b[k + 12 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 13 - k_t] * l_b[k + 13 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 14 - k_t] * l_b[k + 14 - k_t][lidx + p_x * 16];
+                    }
+                }
+                for (int p_y = 0; p_y < 8; p_y++) {
+                    for (int p_x = 0; p_x < 8; p_x++) {
+                        p_c[p_y][p_x] += l_a[lidy + p_y * 16][k + 15 - k_t] * l_b[k + 15 - k_t][lidx + p_x * 16];
+                    }
+                }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        c[b_y * 4096 + b_x] = p_c_0_0;
-        c[b_y * 4096 + (b_x + 16)] = p_c_0_1;
-        c[b_y * 4096 + (b_x + 32)] = p_c_0_2;
-        c[b_y * 4096 + (b_x + 48)] = p_c_0_3;
-        c[b_y * 4096 + (b_x + 64)] = p_c_0_4;
-        c[b_y * 4096 + (b_x + 80)] = p_c_0_5;
-        c[b_y * 4096 + (b_x + 96)] = p_c_0_6;
-        c[b_y * 4096 + (b_x + 112)] = p_c_0_7;
-        c[(b_y + 16) * 4096 + b_x] = p_c_1_0;
-        c[(b_y + 16) * 4096 + (b_x + 16)] = p_c_1_1;
-        c[(b_y + 16) * 4096 + (b_x + 32)] = p_c_1_2;
-        c[(b_y + 16) * 4096 + (b_x + 48)] = p_c_1_3;
-        c[(b_y + 16) * 4096 + (b_x + 64)] = p_c_1_4;
-        c[(b_y + 16) * 4096 + (b_x + 80)] = p_c_1_5;
-        c[(b_y + 16) * 4096 + (b_x + 96)] = p_c_1_6;
-        c[(b_y + 16) * 4096 + (b_x + 112)] = p_c_1_7;
-        c[(b_y + 32) * 4096 + b_x] = p_c_2_0;
-        c[(b_y + 32) * 4096 + (b_x + 16)] = p_c_2_1;
-        c[(b_y + 32) * 4096 + (b_x + 32)] = p_c_2_2;
-        c[(b_y + 32) * 4096 + (b_x + 48)] = p_c_2_3;
-        c[(b_y + 32) * 4096 + (b_x + 64)] = p_c_2_4;
-        c[(b_y + 32) * 4096 + (b_x + 80)] = p_c_2_5;
-        c[(b_y + 32) * 4096 + (b_x + 96)] = p_c_2_6;
-        c[(b_y + 32) * 4096 + (b_x + 112)] = p_c_2_7;
-        c[(b_y + 48) * 4096 + b_x] = p_c_3_0;
-        c[(b_y + 48) * 4096 + (b_x + 16)] = p_c_3_1;
-        c[(b_y + 48) * 4096 + (b_x + 32)] = p_c_3_2;
-        c[(b_y + 48) * 4096 + (b_x + 48)] = p_c_3_3;
-        c[(b_y + 48) * 4096 + (b_x + 64)] = p_c_3_4;
-        c[(b_y + 48) * 4096 + (b_x + 80)] = p_c_3_5;
-        c[(b_y + 48) * 4096 + (b_x + 96)] = p_c_3_6;
-        c[(b_y + 48) * 4096 + (b_x + 112)] = p_c_3_7;
-        c[(b_y + 64) * 4096 + b_x] = p_c_4_0;
-        c[(b_y + 64) * 4096 + (b_x + 16)] = p_c_4_1;
-        c[(b_y + 64) * 4096 + (b_x + 32)] = p_c_4_2;
-        c[(b_y + 64) * 4096 + (b_x + 48)] = p_c_4_3;
-        c[(b_y + 64) * 4096 + (b_x + 64)] = p_c_4_4;
-        c[(b_y + 64) * 4096 + (b_x + 80)] = p_c_4_5;
-        c[(b_y + 64) * 4096 + (b_x + 96)] = p_c_4_6;
-        c[(b_y + 64) * 4096 + (b_x + 112)] = p_c_4_7;
-        c[(b_y + 80) * 4096 + b_x] = p_c_5_0;
-        c[(b_y + 80) * 4096 + (b_x + 16)] = p_c_5_1;
-        c[(b_y + 80) * 4096 + (b_x + 32)] = p_c_5_2;
-        c[(b_y + 80) * 4096 + (b_x + 48)] = p_c_5_3;
-        c[(b_y + 80) * 4096 + (b_x + 64)] = p_c_5_4;
-        c[(b_y + 80) * 4096 + (b_x + 80)] = p_c_5_5;
-        c[(b_y + 80) * 4096 + (b_x + 96)] = p_c_5_6;
-        c[(b_y + 80) * 4096 + (b_x + 112)] = p_c_5_7;
-        c[(b_y + 96) * 4096 + b_x] = p_c_6_0;
-        c[(b_y + 96) * 4096 + (b_x + 16)] = p_c_6_1;
-        c[(b_y + 96) * 4096 + (b_x + 32)] = p_c_6_2;
-        c[(b_y + 96) * 4096 + (b_x + 48)] = p_c_6_3;
-        c[(b_y + 96) * 4096 + (b_x + 64)] = p_c_6_4;
-        c[(b_y + 96) * 4096 + (b_x + 80)] = p_c_6_5;
-        c[(b_y + 96) * 4096 + (b_x + 96)] = p_c_6_6;
-        c[(b_y + 96) * 4096 + (b_x + 112)] = p_c_6_7;
-        c[(b_y + 112) * 4096 + b_x] = p_c_7_0;
-        c[(b_y + 112) * 4096 + (b_x + 16)] = p_c_7_1;
-        c[(b_y + 112) * 4096 + (b_x + 32)] = p_c_7_2;
-        c[(b_y + 112) * 4096 + (b_x + 48)] = p_c_7_3;
-        c[(b_y + 112) * 4096 + (b_x + 64)] = p_c_7_4;
-        c[(b_y + 112) * 4096 + (b_x + 80)] = p_c_7_5;
-        c[(b_y + 112) * 4096 + (b_x + 96)] = p_c_7_6;
-        c[(b_y + 112) * 4096 + (b_x + 112)] = p_c_7_7;
+        for (int p_y = 0; p_y < 8; p_y++) {
+            for (int p_x = 0; p_x < 8; p_x++) {
+                c[(b_y + p_y * 16) * 4096 + (b_x + p_x * 16)] = p_c[p_y][p_x];
+            }
+        }
     }
 }
