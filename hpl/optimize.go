@@ -155,6 +155,16 @@ type Tuning struct {
 	Best       *transforms.Variant
 	BestParams map[string]int
 	Source     string
+	// SinglePointSource is the OpenCL of the kernel as written, which an
+	// optimized Run uses when SinglePointFaster.
+	SinglePointSource string
+}
+
+// SinglePointFaster reports that no verified variant beat the single-point
+// kernel: none ran correctly, or the fastest took at least as long. An
+// optimized Run then runs the kernel as written.
+func (t *Tuning) SinglePointFaster() bool {
+	return t.Best == nil || t.Report.BestMs <= 0 || t.Report.BestMs >= t.BaselineMs
 }
 
 // Speedup is the single-point kernel's time over the best variant's.
@@ -238,7 +248,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if rep == nil {
 		return nil, err
 	}
-	t = &Tuning{Kernel: k.Name, Device: w.Device(), Settings: set, Report: rep, SpaceSize: space.Size(), BaselineMs: base}
+	t = &Tuning{Kernel: k.Name, Device: w.Device(), Settings: set, Report: rep, SpaceSize: space.Size(), BaselineMs: base, SinglePointSource: src}
 	if rep.Found {
 		t.BestParams = rep.Best.Map()
 		if v, err := transforms.Apply(prob, toParams(rep.Best)); err == nil {
@@ -390,17 +400,16 @@ func (e *Evaluation) runOptimized(args []any) error {
 		if err != nil {
 			return err
 		}
-		if tt.Best == nil {
-			return e.fail("the search found no variant that runs correctly (%d evaluations)", tt.Report.Evaluations)
-		}
 		tunings.Store(key.String(), tt)
 		t = tt
 	}
 	e.tuning = t.(*Tuning)
 	run := *e
 	run.opt = nil
-	run.variant = e.tuning.Best.Kernel
-	run.global, run.local = e.tuning.Best.Global, e.tuning.Best.Local
+	if !e.tuning.SinglePointFaster() {
+		run.variant = e.tuning.Best.Kernel
+		run.global, run.local = e.tuning.Best.Global, e.tuning.Best.Local
+	}
 	err = run.Run(args...)
 	e.elapsed = run.elapsed
 	return err

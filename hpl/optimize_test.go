@@ -53,6 +53,33 @@ func TestOptimize(t *testing.T) {
 	}
 }
 
+// TestOptimizeKeepsSinglePoint runs Optimize with a budget too short for
+// any variant: the kernel as written runs, and its result is right.
+func TestOptimizeKeepsSinglePoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a worker")
+	}
+	b, _ := kernels.Get("conv1d")
+	in, err := b.Instance(b.Sizes["tiny"], 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := hpl.Eval(b.Kernel).Global(in.Global...).Optimize(hpl.OptimizerSettings{Strategy: "random", Seed: 4, Time: time.Nanosecond})
+	if err := ev.Run(in.Args...); err != nil {
+		t.Fatal(err)
+	}
+	tu := ev.Tuning()
+	if tu == nil || !tu.SinglePointFaster() || tu.SinglePointSource == "" {
+		t.Fatalf("tuning %+v: want the single-point kernel kept", tu)
+	}
+	if tu.Report.Evaluations != 0 {
+		t.Errorf("%d evaluations in 1 ns", tu.Report.Evaluations)
+	}
+	if err := in.Check(0); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTuneBudgetAndSeed checks that a search stops at its time budget and
 // that a random search with a fixed seed proposes the same settings.
 func TestTuneBudgetAndSeed(t *testing.T) {

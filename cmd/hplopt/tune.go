@@ -133,7 +133,7 @@ func tuneVerb(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if t.Best == nil {
-		fmt.Fprintf(stderr, "hplopt tune: no variant ran correctly\n")
+		fmt.Fprintf(stderr, "hplopt tune: no variant ran correctly in %d evaluations\n", t.Report.Evaluations)
 		return 1
 	}
 	return 0
@@ -178,12 +178,18 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	f := r.Failures
 	fmt.Fprintf(w, "failures      illegal %d, compile %d, launch %d, wrong %d, timeout %d\n", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)
 	fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s)\n", t.BaselineMs, gflops(inst.FLOPs, t.BaselineMs))
-	if t.Best == nil {
+	switch {
+	case t.Best == nil && r.Evaluations == 0:
+		fmt.Fprintf(w, "best          none: the budget ended before any variant ran\n")
+	case t.Best == nil:
 		fmt.Fprintf(w, "best          none: no variant ran correctly\n")
-		return
+	default:
+		fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx\n", r.BestMs, gflops(inst.FLOPs, r.BestMs), t.Speedup())
+		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
 	}
-	fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx\n", r.BestMs, gflops(inst.FLOPs, r.BestMs), t.Speedup())
-	fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
+	if t.SinglePointFaster() {
+		fmt.Fprintf(w, "keep          the single-point kernel: no variant beat it (--emit writes it; Optimize runs it)\n")
+	}
 }
 
 func gflops(flops, ms float64) float64 {
@@ -208,8 +214,12 @@ func formatParams(m map[string]int) string {
 
 func writeTuning(cfg *tuneConfig, t *hpl.Tuning) error {
 	var errs []error
-	if cfg.Emit != "" && t.Source != "" {
-		errs = append(errs, os.WriteFile(cfg.Emit, []byte(t.Source), 0o644))
+	if cfg.Emit != "" {
+		src := t.Source
+		if t.SinglePointFaster() {
+			src = t.SinglePointSource
+		}
+		errs = append(errs, os.WriteFile(cfg.Emit, []byte(src), 0o644))
 	}
 	if cfg.JSON != "" {
 		data, err := json.MarshalIndent(t.JSON(), "", "  ")

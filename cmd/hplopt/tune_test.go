@@ -96,3 +96,27 @@ func TestTuneVerb(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneKeepsSinglePoint gives a budget no variant fits in: the summary
+// says the single-point kernel stays, --emit writes it, and the status says
+// that no variant ran.
+func TestTuneKeepsSinglePoint(t *testing.T) {
+	needDevice(t)
+	if testing.Short() {
+		t.Skip("starts a worker")
+	}
+	cl := filepath.Join(t.TempDir(), "best.cl")
+	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "random", "-t", "0.000001", "--emit", cl, "-q")
+	if st != 1 || !strings.Contains(errs, "no variant ran correctly in 0 evaluations") {
+		t.Errorf("status %d, stderr %q", st, errs)
+	}
+	for _, want := range []string{"the budget ended before any variant ran", "keep          the single-point kernel"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	src, err := os.ReadFile(cl)
+	if err != nil || !strings.Contains(string(src), "void conv1d(") || strings.Contains(string(src), "reqd_work_group_size") {
+		t.Errorf("--emit did not write the single-point kernel: %v\n%s", err, src)
+	}
+}
