@@ -38,6 +38,16 @@ type MeasureSettings struct {
 	Runs int
 	// Options are the OpenCL build options of every variant. Default "".
 	Options string
+	// Ahead bounds the builds started by Prepare that wait for Measure; a
+	// Prepare beyond it drops the oldest. Default 0: 4.
+	Ahead int
+}
+
+func (s MeasureSettings) ahead() int {
+	if s.Ahead <= 0 {
+		return 4
+	}
+	return s.Ahead
 }
 
 func (s MeasureSettings) warmup() int {
@@ -56,9 +66,6 @@ func (s MeasureSettings) runs() int {
 	}
 	return s.Runs
 }
-
-// maxPrepared bounds the builds a Measurer keeps ahead of Measure.
-const maxPrepared = 4
 
 // Measurer runs variants of a kernel on one OpenCL device, in this process,
 // and checks their outputs (a Worker runs one in a child process, isolated
@@ -212,15 +219,15 @@ func (m *Measurer) Baseline() (float64, error) {
 }
 
 // Prepare starts building v's program in the background; Measure then
-// uses it. At most four prepared programs wait for Measure: a fifth
-// Prepare drops the oldest.
+// uses it. At most MeasureSettings.Ahead prepared programs wait for
+// Measure: one more Prepare drops the oldest.
 func (m *Measurer) Prepare(v Variant) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed || m.builds[v.Source] != nil {
 		return
 	}
-	if len(m.order) >= maxPrepared {
+	if len(m.order) >= m.set.ahead() {
 		old := m.builds[m.order[0]]
 		delete(m.builds, m.order[0])
 		m.order = m.order[1:]

@@ -54,6 +54,11 @@ type Settings struct {
 	Seed uint64
 	// Progress, if not nil, is called after each evaluation. Default nil.
 	Progress func(Progress)
+	// Lookahead is how many upcoming points (of a strategy that knows
+	// them, a Lookahead) an evaluator that is a Preparer may start on while
+	// it evaluates the current one: builds run in parallel with the
+	// measurement. Default 0: 2.
+	Lookahead int
 }
 
 // Progress is the state of a search after an evaluation.
@@ -231,7 +236,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			ectx, cancel = context.WithTimeout(run, set.EvalTimeout)
 		}
 		if la, ok := strategy.(Lookahead); ok && prep != nil {
-			for _, q := range la.Upcoming(lookahead) {
+			for _, q := range la.Upcoming(set.lookahead()) {
 				if k := q.Key(); !prepared[k] {
 					prepared[k] = true
 					prep.Prepare(q)
@@ -267,9 +272,12 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 	}
 }
 
-// lookahead is how many upcoming points Tune lets an evaluator prepare
-// while it evaluates the current one.
-const lookahead = 2
+func (s Settings) lookahead() int {
+	if s.Lookahead <= 0 {
+		return 2
+	}
+	return s.Lookahead
+}
 
 // JSONReport is the machine-readable form of a Report (the CLI's --json).
 // Times are in milliseconds; best_ms and speedup are 0 when no variant

@@ -302,3 +302,52 @@ func TestReportJSON(t *testing.T) {
 		t.Errorf("outcomes not written by name: %s", b)
 	}
 }
+
+// preparer records the points Tune prepares and evaluates.
+type preparer struct {
+	prepared  []string
+	evaluated []string
+}
+
+func (e *preparer) Prepare(p Point) { e.prepared = append(e.prepared, p.Key()) }
+
+func (e *preparer) Evaluate(ctx context.Context, p Point) Result {
+	e.evaluated = append(e.evaluated, p.Key())
+	return fakeEval(ctx, p)
+}
+
+// TestTuneLookahead checks that Tune lets a Preparer start on the next
+// Lookahead points of a random search, each once, and that looking ahead
+// does not change what a seeded search proposes.
+func TestTuneLookahead(t *testing.T) {
+	s := divSpace(t)
+	for _, n := range []int{0, 1, 6} {
+		ev := &preparer{}
+		if _, err := Tune(context.Background(), Settings{MaxEvals: 10, Lookahead: n}, s, NewRandom(s, NewRand(3)), ev); err != nil {
+			t.Fatal(err)
+		}
+		plain := &preparer{}
+		if _, err := Tune(context.Background(), Settings{MaxEvals: 10}, s, NewRandom(s, NewRand(3)), EvaluatorFunc(plain.Evaluate)); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(ev.evaluated, " ") != strings.Join(plain.evaluated, " ") {
+			t.Errorf("lookahead %d changed the proposals:\n%v\n%v", n, ev.evaluated, plain.evaluated)
+		}
+		want := n
+		if n == 0 {
+			want = 2
+		}
+		// While the first point is evaluated, the `want` points after it
+		// are prepared.
+		if len(ev.prepared) < want || strings.Join(ev.prepared[:want], " ") != strings.Join(plain.evaluated[1:want+1], " ") {
+			t.Errorf("lookahead %d: prepared %v, evaluated %v", n, ev.prepared, ev.evaluated)
+		}
+		seen := map[string]bool{}
+		for _, k := range ev.prepared {
+			if seen[k] {
+				t.Errorf("lookahead %d: %s prepared twice", n, k)
+			}
+			seen[k] = true
+		}
+	}
+}

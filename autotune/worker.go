@@ -147,9 +147,6 @@ type Worker struct {
 	closed   bool
 }
 
-// maxPending bounds the prepared variants a Worker remembers.
-const maxPending = 4
-
 // StartWorker starts a worker process measuring on set.Device with the
 // data of p, runs the reference variant ref (normally the single-point
 // kernel) to get the expected outputs and the baseline time, and returns
@@ -231,7 +228,7 @@ func (w *Worker) Prepare(v Variant) {
 		w.mu.Unlock()
 		return
 	}
-	if len(w.pending) == maxPending {
+	if len(w.pending) >= w.set.Measure.ahead() {
 		w.pending = w.pending[1:]
 	}
 	w.pending = append(w.pending, v)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +47,10 @@ type OptimizerSettings struct {
 	// Fixed pins optimizer parameters (transforms.Names) to values; the
 	// search runs over the others. Default nil.
 	Fixed map[string]int
+	// Builds is how many upcoming variants are built in parallel while
+	// one is measured. Default 0: 2 on a CPU device (its builds take the
+	// cores its kernels run on), else half the host's cores, 2 to 8.
+	Builds int
 }
 
 // Strategies lists the search strategies by name.
@@ -213,7 +218,14 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 		return nil, err
 	}
 	ref := &autotune.Variant{Source: src, KernelName: k.Name, Global: global}
-	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs}})
+	builds := set.Builds
+	if builds <= 0 {
+		builds = 2
+		if dev, err := opencl.Select(spec); err == nil && dev.Type&opencl.CPU == 0 {
+			builds = min(max(runtime.NumCPU()/2, 2), 8)
+		}
+	}
+	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +256,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 		}
 		strat = genetic.New(space, r, gs)
 	}
-	rep, err := autotune.Tune(ctx, autotune.Settings{Budget: set.Time, MaxEvals: set.Evals, Seed: set.Seed, Progress: set.Progress}, space, strat, eval)
+	rep, err := autotune.Tune(ctx, autotune.Settings{Budget: set.Time, MaxEvals: set.Evals, Seed: set.Seed, Progress: set.Progress, Lookahead: builds}, space, strat, eval)
 	if rep == nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ type benchConfig struct {
 	Seed       uint64
 	DataSeed   int64
 	Runs       int
+	Builds     int
 	Timeout    float64
 	Out        string
 	Resume     bool
@@ -59,6 +60,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	seed := fs.Uint64("seed", 1, "seed of the searches")
 	dataSeed := fs.Int64("data-seed", 1, "seed of the input data")
 	runs := fs.Int("runs", 3, "timed launches per variant (the median counts)")
+	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2 on a CPU device, else half the cores, 2 to 8)")
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	out := fs.String("out", "bench-results", "directory for runs/*.json, results.md, results.csv and the plots")
 	resume := fs.Bool("resume", false, "skip the runs already saved in --out")
@@ -74,7 +76,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	if len(fs.Args()) > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Args()[0])
 	}
-	cfg := &benchConfig{Device: *device, Evals: *evals, Seed: *seed, DataSeed: *dataSeed, Runs: *runs, Timeout: *timeout,
+	cfg := &benchConfig{Device: *device, Evals: *evals, Seed: *seed, DataSeed: *dataSeed, Runs: *runs, Builds: *builds, Timeout: *timeout,
 		Out: *out, Resume: *resume, Quiet: *quiet, peak: *peak * 1e12, bw: *bw * 1e12, refFile: *ref}
 	cfg.Options.Title = *title
 	if (*peak > 0) != (*bw > 0) {
@@ -267,7 +269,7 @@ func benchVerb(args []string, stdout, stderr io.Writer) int {
 func benchOne(ctx context.Context, cfg *benchConfig, b *kernels.Benchmark, size kernels.Size, rec *bench.Record, stdout io.Writer) bool {
 	tc := &tuneConfig{Bench: b, Size: size, Device: cfg.Device, DataSeed: cfg.DataSeed, Quiet: true,
 		Settings: hpl.OptimizerSettings{Strategy: rec.Strategy, Seed: cfg.Seed, Time: time.Duration(rec.BudgetS * float64(time.Second)),
-			Evals: cfg.Evals, Runs: cfg.Runs, Timeout: time.Duration(cfg.Timeout * float64(time.Second))}}
+			Evals: cfg.Evals, Runs: cfg.Runs, Builds: cfg.Builds, Timeout: time.Duration(cfg.Timeout * float64(time.Second))}}
 	if !cfg.Quiet {
 		fmt.Fprintf(stdout, "%-28s %s, %s search, %g s ...\n", rec.Key(), size, rec.Strategy, rec.BudgetS)
 	}
