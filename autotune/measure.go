@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/opencl"
@@ -296,7 +297,11 @@ func (m *Measurer) measure(ctx context.Context, v Variant, compiled func()) (res
 	}
 	res, got, restart := m.run(ctx, v, compiled)
 	if res.Outcome == OK {
+		start := time.Now()
+		cost := res.Cost
 		res = m.check(res, got)
+		cost.Check = time.Since(start)
+		res.Cost = cost
 	}
 	return res, restart
 }
@@ -304,16 +309,23 @@ func (m *Measurer) measure(ctx context.Context, v Variant, compiled func()) (res
 // run builds v, launches it and reads the outputs back, which it returns
 // in a slice parallel to the Problem's Args.
 func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res Result, got []Arg, restart bool) {
+	var cost Cost
+	start, built := time.Now(), time.Time{}
 	fail := func(o Outcome, format string, args ...any) (Result, []Arg, bool) {
 		if o == Launch || o == Wrong {
 			m.inputsStale = true
 		}
-		return Result{Outcome: o, Err: fmt.Errorf("autotune: %s: "+format, append([]any{v.KernelName}, args...)...)}, nil, restart
+		if !built.IsZero() {
+			cost.Run = time.Since(built)
+		}
+		return Result{Outcome: o, Err: fmt.Errorf("autotune: %s: "+format, append([]any{v.KernelName}, args...)...), Cost: cost}, nil, restart
 	}
 	if err := m.checkGeometry(v); err != nil {
 		return fail(Illegal, "%v", err)
 	}
 	prog, err := m.program(v)
+	built = time.Now()
+	cost.Build = built.Sub(start)
 	if compiled != nil {
 		compiled()
 	}
@@ -371,6 +383,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res Res
 			restart = errors.As(err, &ce) && ce.Call != "clEnqueueNDRangeKernel"
 			return fail(Launch, "%v", err)
 		}
+		cost.Kernels += time.Duration(ns)
 		if r >= warm {
 			times = append(times, float64(ns)/1e6)
 		}
@@ -401,7 +414,8 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res Res
 		}
 		got[i] = g
 	}
-	return Result{Outcome: OK, Ms: median(times)}, got, false
+	cost.Run = time.Since(built)
+	return Result{Outcome: OK, Ms: median(times), Cost: cost}, got, false
 }
 
 // check compares the outputs got of the run res with the expected ones

@@ -3,6 +3,7 @@ package autotune
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Strategy proposes the points a search evaluates, one at a time, and
@@ -78,6 +79,28 @@ type Result struct {
 	Ms float64
 	// Err says why a failed evaluation failed; optional.
 	Err error
+	// Cost says where the evaluation's time went, as far as the evaluator
+	// knows; zero where it does not.
+	Cost Cost
+}
+
+// Cost splits the time of an evaluation (or, summed, of a search).
+type Cost struct {
+	// Build is the time spent waiting for the variant's program: its
+	// build, or what was left of it when it had been started ahead.
+	Build time.Duration
+	// Run is the time spent resetting outputs, launching the variant and
+	// reading its outputs back; Kernels of it the device ran the kernel
+	// (profiling events, every launch).
+	Run     time.Duration
+	Kernels time.Duration
+	// Check is the time spent comparing the outputs with the expected ones.
+	Check time.Duration
+}
+
+// Add returns the sum of c and d.
+func (c Cost) Add(d Cost) Cost {
+	return Cost{Build: c.Build + d.Build, Run: c.Run + d.Run, Kernels: c.Kernels + d.Kernels, Check: c.Check + d.Check}
 }
 
 // Fitness returns the value searches minimize: Ms for a usable OK result,

@@ -163,11 +163,17 @@ type Report struct {
 	Elapsed        time.Duration
 	EvalsPerMinute float64
 	Stopped        StopReason
+	// Spent sums the Cost of the evaluations in History: what of Elapsed
+	// went to waiting for builds, to running variants and to checking
+	// them. The rest went to generating variants, the strategy, and the
+	// evaluations the end of the search cut.
+	Spent Cost
 }
 
 func (r *Report) add(e Eval) {
 	r.History = append(r.History, e)
 	r.Evaluations++
+	r.Spent = r.Spent.Add(e.Result.Cost)
 	if f := r.Failures.field(e.Result.Outcome); f != nil {
 		*f++
 	}
@@ -296,8 +302,20 @@ type JSONReport struct {
 	BestParams     map[string]int `json:"best_params"`
 	EvalsPerMinute float64        `json:"evals_per_minute"`
 	ElapsedS       float64        `json:"elapsed_s"`
+	Time           JSONTime       `json:"time"`
 	Stopped        string         `json:"stopped"`
 	History        []JSONEval     `json:"history"`
+}
+
+// JSONTime splits elapsed_s (Report.Spent): seconds spent waiting for
+// builds, running variants (kernel_s of it on the device, by profiling
+// events) and checking outputs; other_s is the rest.
+type JSONTime struct {
+	BuildWaitS float64 `json:"build_wait_s"`
+	RunS       float64 `json:"run_s"`
+	KernelS    float64 `json:"kernel_s"`
+	CheckS     float64 `json:"check_s"`
+	OtherS     float64 `json:"other_s"`
 }
 
 // JSONEval is one evaluation in a JSONReport; ms is 0 for a failure.
@@ -324,8 +342,12 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		BestParams:     map[string]int{},
 		EvalsPerMinute: finite(r.EvalsPerMinute),
 		ElapsedS:       r.Elapsed.Seconds(),
-		Stopped:        r.Stopped.String(),
-		History:        make([]JSONEval, 0, len(r.History)),
+		Time: JSONTime{
+			BuildWaitS: r.Spent.Build.Seconds(), RunS: r.Spent.Run.Seconds(), KernelS: r.Spent.Kernels.Seconds(), CheckS: r.Spent.Check.Seconds(),
+			OtherS: max(0, (r.Elapsed - r.Spent.Build - r.Spent.Run - r.Spent.Check).Seconds()),
+		},
+		Stopped: r.Stopped.String(),
+		History: make([]JSONEval, 0, len(r.History)),
 	}
 	if j.SpaceSize == nil {
 		j.SpaceSize = new(big.Int)

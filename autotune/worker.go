@@ -300,7 +300,7 @@ func (w *Worker) Measure(ctx context.Context, v Variant) Result {
 	if r.Restart {
 		w.lose(c, false)
 	}
-	res := Result{Outcome: r.Outcome, Ms: r.Ms}
+	res := Result{Outcome: r.Outcome, Ms: r.Ms, Cost: r.Cost}
 	if r.Msg != "" {
 		res.Err = errors.New(r.Msg)
 	}
@@ -644,6 +644,7 @@ type wireResponse struct {
 
 	Outcome Outcome
 	Ms      float64
+	Cost    Cost
 	Msg     string
 	Restart bool // the child's OpenCL state may be damaged: replace it
 }
@@ -775,7 +776,7 @@ func serve(in io.Reader, out io.Writer) int {
 		res, restart := m.measure(context.Background(), v, func() {
 			enc.Encode(wireResponse{Op: opCompiled})
 		})
-		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Restart: restart}
+		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Cost: res.Cost, Restart: restart}
 		if res.Err != nil {
 			a.Msg = res.Err.Error()
 		}

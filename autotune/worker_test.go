@@ -68,7 +68,13 @@ func TestWorker(t *testing.T) {
 
 	w.Prepare(axpyCoarse("w1"))
 	w.Prepare(axpyWrong)
-	expect(t, "coarse", w.Measure(ctx, axpyCoarse("w1")), autotune.OK)
+	res := w.Measure(ctx, axpyCoarse("w1"))
+	expect(t, "coarse", res, autotune.OK)
+	// Where the time went crosses from the worker: six launches of a
+	// kernel that ran, a reset before each, a check of 2^18 floats.
+	if c := res.Cost; !(c.Kernels > 0 && c.Run > c.Kernels && c.Check > 0 && c.Build >= 0) {
+		t.Errorf("cost of a measured variant: %+v", c)
+	}
 	expect(t, "wrong", w.Measure(ctx, axpyWrong), autotune.Wrong, "y[999]")
 	expect(t, "broken", w.Measure(ctx, axpyBroken), autotune.Compile, "undeclared_variable")
 

@@ -19,7 +19,8 @@ func rec(kernel, paper, class, strategy string, n int, baseline, best float64) *
 		Size: "n=" + itoa(n) + "x" + itoa(n) + " k=" + itoa(n), FLOPs: 2 * math.Pow(float64(n), 3), Bytes: 12 * float64(n*n),
 		Device: "NVIDIA H100 80GB HBM3", Date: "2026-11-23T04:00:00Z", Command: "hplopt bench -d GPU"}
 	rep := &autotune.JSONReport{Kernel: kernel, Device: r.Device, Strategy: strategy, Seed: 1, SpaceSize: big.NewInt(1000),
-		Evaluations: 3, BaselineMs: baseline, BestParams: map[string]int{}, EvalsPerMinute: 18, ElapsedS: 10, Stopped: "budget", Failures: autotune.Failures{Wrong: 1}}
+		Evaluations: 3, BaselineMs: baseline, BestParams: map[string]int{}, EvalsPerMinute: 18, ElapsedS: 10, Stopped: "budget", Failures: autotune.Failures{Wrong: 1},
+		Time: autotune.JSONTime{BuildWaitS: 1, RunS: 6, KernelS: 3, CheckS: 0.5, OtherS: 2.5}}
 	rep.History = append(rep.History, autotune.JSONEval{Params: map[string]int{"uf": 1}, Outcome: autotune.Wrong, ElapsedMs: 1000})
 	if best > 0 {
 		rep.BestMs, rep.Speedup = best, baseline/best
@@ -149,6 +150,7 @@ func TestParseReferences(t *testing.T) {
 func TestMarkdownAndCSV(t *testing.T) {
 	recs := suite()
 	Sort(recs)
+	recs[0].Report.Time = autotune.JSONTime{} // a record from before the split was kept
 	var md bytes.Buffer
 	c, _ := CeilingFor("H100")
 	err := WriteMarkdown(&md, recs, Options{Title: "T", Ceiling: c, References: []Reference{{N: 4096, Ms: 2.7, TFLOPs: 50}}})
@@ -158,8 +160,10 @@ func TestMarkdownAndCSV(t *testing.T) {
 	out := md.String()
 	for _, want := range []string{
 		"# T\n",
-		"| MATMUL | L (n=4096x4096 k=4096) | genetic | 10 | 100.0 | 5.000 | 20.00 | 27487.8 | 0.411 (compute) | 3 | 18 | 0/0/0/1/0 | `lszx=16,uf=4` |",
-		"| 1DCONV | S (n=64x64 k=64) | random | 10 | 1.000 | – | – | – | – | 3 | 18 | 0/0/0/1/0 | no variant ran correctly |",
+		"| MATMUL | L (n=4096x4096 k=4096) | genetic | 10 | 100.0 | 5.000 | 20.00 | 27487.8 | 0.411 (compute) | 3 | 18 | 10/60/30 | 0/0/0/1/0 | `lszx=16,uf=4` |",
+		"| 1DCONV | S (n=64x64 k=64) | random | 10 | 1.000 | – | – | – | – | 3 | 18 | – | 0/0/0/1/0 | no variant ran correctly |",
+		"| MATMUL | 3 | 30.0 | 10% | 60% | 30% | 5% | 25% |",
+		"| all | 4 | 40.0 | 10% | 60% | 30% | 5% | 25% |",
 		"| all runs | 17.62 | 16.01 |",
 		"| genetic search | 30.00 | 15.84 |",
 		"| MATMUL | 10.17 | 9.56 |",

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hplopt/hplopt/autotune"
 )
 
 // Ceiling is a device's throughput limits: FP32 peak in FLOP/s and memory
@@ -263,9 +265,9 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		p("- commands:\n\n```\n%s\n```\n", strings.Join(commands, "\n"))
 	}
 	p("\n## Results\n\n")
-	p("Times are kernel times from OpenCL profiling events, the median of the timed launches; every variant's output was checked against the single-point kernel's before its time counted. *Of ceiling* is the time the kernel would take at the device's FP32 peak or memory bandwidth, whichever is longer, over the tuned time.\n\n")
-	p("| kernel | size | strategy | budget s | single-point ms | tuned ms | speedup | GFLOP/s | of ceiling | evaluations | evals/min | failures i/c/l/w/t | best parameters |\n")
-	p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	p("Times are kernel times from OpenCL profiling events, the median of the timed launches; every variant's output was checked against the single-point kernel's before its time counted. *Of ceiling* is the time the kernel would take at the device's FP32 peak or memory bandwidth, whichever is longer, over the tuned time. *Time %% b/r/k* splits the run's tuning time: waiting for builds, running variants (resetting outputs, launching, reading back), and of that the kernels themselves on the device.\n\n")
+	p("| kernel | size | strategy | budget s | single-point ms | tuned ms | speedup | GFLOP/s | of ceiling | evaluations | evals/min | time %% b/r/k | failures i/c/l/w/t | best parameters |\n")
+	p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, r := range recs {
 		best := r.BestMs()
 		frac, bound := opt.Ceiling.Fraction(r.FLOPs, r.Bytes, best)
@@ -273,9 +275,13 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		if frac > 0 {
 			fs = fmt.Sprintf("%.3f (%s)", frac, bound)
 		}
-		evals, epm, fails, params := "–", "–", "–", r.Error
+		evals, epm, fails, params, split := "–", "–", "–", r.Error, "–"
 		if rep := r.Report; rep != nil {
 			evals = strconv.Itoa(rep.Evaluations)
+			if t := rep.Time; rep.ElapsedS > 0 && t != (autotune.JSONTime{}) {
+				pc := func(s float64) int { return int(math.Round(100 * s / rep.ElapsedS)) }
+				split = fmt.Sprintf("%d/%d/%d", pc(t.BuildWaitS), pc(t.RunS), pc(t.KernelS))
+			}
 			epm = fmt.Sprintf("%.0f", rep.EvalsPerMinute)
 			f := rep.Failures
 			fails = fmt.Sprintf("%d/%d/%d/%d/%d", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)
@@ -289,8 +295,8 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		if best > 0 {
 			gf = fmt.Sprintf("%.1f", gflops(r.FLOPs, best))
 		}
-		p("| %s | %s | %s | %g | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Paper, classLabel(r), r.Strategy, r.BudgetS,
-			fmtMs(r.BaselineMs()), fmtMs(best), fmtX(r.Speedup()), gf, fs, evals, epm, fails, params)
+		p("| %s | %s | %s | %g | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Paper, classLabel(r), r.Strategy, r.BudgetS,
+			fmtMs(r.BaselineMs()), fmtMs(best), fmtX(r.Speedup()), gf, fs, evals, epm, split, fails, params)
 	}
 	s := Summarize(recs)
 	p("\n## Mean speedup over the single-point kernels\n\n")
@@ -333,10 +339,59 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		}
 		p("- %s %s, %s search: %s\n", r.Paper, classLabel(r), r.Strategy, why)
 	}
+	writeTime(p, recs)
 	if len(opt.References) > 0 {
 		writeReferences(p, recs, opt.References)
 	}
 	return bw.Flush()
+}
+
+// writeTime sums where the tuning time of the runs went, per kernel.
+func writeTime(p func(string, ...any), recs []*Record) {
+	type sum struct {
+		n  int
+		el float64
+		t  autotune.JSONTime
+	}
+	by := map[string]*sum{}
+	var all sum
+	var ks []string
+	for _, r := range recs {
+		rep := r.Report
+		if rep == nil || rep.ElapsedS <= 0 || rep.Time == (autotune.JSONTime{}) {
+			continue
+		}
+		s := by[r.Paper]
+		if s == nil {
+			s = &sum{}
+			by[r.Paper] = s
+			ks = append(ks, r.Paper)
+		}
+		for _, s := range []*sum{s, &all} {
+			s.n++
+			s.el += rep.ElapsedS
+			s.t.BuildWaitS += rep.Time.BuildWaitS
+			s.t.RunS += rep.Time.RunS
+			s.t.KernelS += rep.Time.KernelS
+			s.t.CheckS += rep.Time.CheckS
+			s.t.OtherS += rep.Time.OtherS
+		}
+	}
+	if all.n == 0 {
+		return
+	}
+	sort.Slice(ks, func(i, j int) bool { return paperRank(ks[i]) < paperRank(ks[j]) })
+	p("\n## Where the tuning time went\n\n")
+	p("Summed over the runs (%d) of each kernel: waiting for a variant's build (what was left of it when it had been started ahead), running variants (resetting the outputs, the launches, reading the outputs back), of that the kernels on the device (profiling events of every launch, warm-up included), checking the outputs, and the rest (generating variants, the search itself, an evaluation cut by the end of the budget).\n\n", all.n)
+	p("| kernel | runs | tuning s | waiting for builds | running variants | kernels | checking | other |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	row := func(name string, s *sum) {
+		pc := func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x/s.el) }
+		p("| %s | %d | %.1f | %s | %s | %s | %s | %s |\n", name, s.n, s.el, pc(s.t.BuildWaitS), pc(s.t.RunS), pc(s.t.KernelS), pc(s.t.CheckS), pc(s.t.OtherS))
+	}
+	for _, k := range ks {
+		row(k, by[k])
+	}
+	row("all", &all)
 }
 
 func paperRank(paper string) int {
@@ -402,7 +457,7 @@ func WriteCSV(w io.Writer, recs []*Record, c Ceiling) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"kernel", "paper", "class", "size", "strategy", "budget_s", "device", "single_point_ms", "tuned_ms", "speedup",
 		"gflops", "ceiling_fraction", "bound", "evaluations", "evals_per_minute", "illegal", "compile", "launch", "wrong", "timeout",
-		"space_size", "stopped", "best_params", "error"})
+		"space_size", "stopped", "best_params", "error", "build_wait_s", "run_s", "kernel_s", "check_s", "other_s"})
 	f := func(x float64) string {
 		if x == 0 {
 			return ""
@@ -429,6 +484,12 @@ func WriteCSV(w io.Writer, recs []*Record, c Ceiling) error {
 			row = append(row, "", "", "", "", "", "", "", "", "", "")
 		}
 		row = append(row, r.Error)
+		if rep := r.Report; rep != nil && rep.Time != (autotune.JSONTime{}) {
+			t := rep.Time
+			row = append(row, f(t.BuildWaitS), f(t.RunS), f(t.KernelS), f(t.CheckS), f(t.OtherS))
+		} else {
+			row = append(row, "", "", "", "", "")
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -179,6 +179,9 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, t.Settings.Time, r.Stopped)
 	fmt.Fprintf(w, "space         %s points\n", t.SpaceSize)
 	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute)
+	sp := r.Spent
+	fmt.Fprintf(w, "time          waiting for builds %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
+		sp.Build.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), max(0, (r.Elapsed-sp.Build-sp.Run-sp.Check).Seconds()))
 	f := r.Failures
 	fmt.Fprintf(w, "failures      illegal %d, compile %d, launch %d, wrong %d, timeout %d\n", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)
 	fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s)\n", t.BaselineMs, gflops(inst.FLOPs, t.BaselineMs))

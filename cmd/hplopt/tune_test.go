@@ -64,7 +64,7 @@ func TestTuneVerb(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("status %d\n%s%s", st, out, errs)
 	}
-	for _, want := range []string{"single-point", "speedup", "evaluations   8", "params", "failures"} {
+	for _, want := range []string{"single-point", "speedup", "evaluations   8", "params", "failures", "time          waiting for builds"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -81,10 +81,14 @@ func TestTuneVerb(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"kernel", "device", "strategy", "seed", "space_size", "evaluations", "failures", "baseline_ms", "best_ms", "speedup", "best_params", "evals_per_minute", "history"} {
+	for _, f := range []string{"kernel", "device", "strategy", "seed", "space_size", "evaluations", "failures", "baseline_ms", "best_ms", "speedup", "best_params", "evals_per_minute", "history", "time"} {
 		if _, ok := rep[f]; !ok {
 			t.Errorf("the JSON report lacks %q", f)
 		}
+	}
+	tm, _ := rep["time"].(map[string]any)
+	if rs, _ := tm["run_s"].(float64); !(rs > 0) {
+		t.Errorf("time split %v: no time running variants", rep["time"])
 	}
 	if h, _ := rep["history"].([]any); len(h) != 8 {
 		t.Errorf("history has %d entries, want 8", len(h))
