@@ -92,8 +92,13 @@ type Measurer struct {
 	outs []int // indices of the outputs in prob.Args
 	sess *opencl.Session
 	bufs []*opencl.Buffer // per argument; nil for scalars
+	// init holds the initial contents of each output (nil for the other
+	// arguments), from which the outputs are reset on the device before
+	// every launch.
+	init []*opencl.Buffer
 
-	want        []Arg // expected outputs, parallel to prob.Args; nil until set
+	want        []Arg             // expected outputs, parallel to prob.Args; nil until set
+	tols        map[int]Tolerance // per output, scaled for want; nil until the first check
 	baseline    float64
 	hasRef      bool
 	inputsStale bool
@@ -123,7 +128,7 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 	if err != nil {
 		return nil, fmt.Errorf("autotune: %w", err)
 	}
-	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*opencl.Buffer, len(p.Args)), builds: map[string]*build{}}
+	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*opencl.Buffer, len(p.Args)), init: make([]*opencl.Buffer, len(p.Args)), builds: map[string]*build{}}
 	for i := range p.Args {
 		a := &p.Args[i]
 		if a.Scalar {
@@ -132,6 +137,12 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 		if m.bufs[i], err = sess.Context.NewBuffer(a.bytes()); err != nil {
 			m.Close()
 			return nil, fmt.Errorf("autotune: buffer for %s (%d bytes): %w", a.Name, a.bytes(), err)
+		}
+		if a.Output {
+			if m.init[i], err = sess.Context.NewBuffer(a.bytes()); err != nil {
+				m.Close()
+				return nil, fmt.Errorf("autotune: buffer for the initial %s (%d bytes): %w", a.Name, a.bytes(), err)
+			}
 		}
 	}
 	if err := m.upload(false); err != nil {
@@ -144,25 +155,38 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 // Device returns the name of the device.
 func (m *Measurer) Device() string { return m.sess.Device.Name }
 
-// upload writes the initial contents of every array, or of the outputs
-// only.
+// upload writes the initial contents of every array (and the device's
+// copies of the outputs' initial contents) from the host, or, with
+// outputsOnly, resets the outputs from those copies on the device.
 func (m *Measurer) upload(outputsOnly bool) error {
 	for i := range m.prob.Args {
 		a := &m.prob.Args[i]
 		if a.Scalar || (outputsOnly && !a.Output) {
 			continue
 		}
-		var err error
-		switch a.Type {
-		case ast.Float:
-			err = opencl.WriteSlice(m.sess.Queue, m.bufs[i], a.F32)
-		case ast.Double:
-			err = opencl.WriteSlice(m.sess.Queue, m.bufs[i], a.F64)
-		case ast.Int:
-			err = opencl.WriteSlice(m.sess.Queue, m.bufs[i], a.I32)
+		if outputsOnly {
+			if err := m.sess.Queue.Copy(m.bufs[i], m.init[i], a.bytes()); err != nil {
+				return fmt.Errorf("resetting %s: %w", a.Name, err)
+			}
+			continue
 		}
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", a.Name, err)
+		bufs := []*opencl.Buffer{m.bufs[i]}
+		if m.init[i] != nil {
+			bufs = append(bufs, m.init[i])
+		}
+		for _, b := range bufs {
+			var err error
+			switch a.Type {
+			case ast.Float:
+				err = opencl.WriteSlice(m.sess.Queue, b, a.F32)
+			case ast.Double:
+				err = opencl.WriteSlice(m.sess.Queue, b, a.F64)
+			case ast.Int:
+				err = opencl.WriteSlice(m.sess.Queue, b, a.I32)
+			}
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", a.Name, err)
+			}
 		}
 	}
 	return nil
@@ -182,7 +206,7 @@ func (m *Measurer) SetExpected(want []Arg) error {
 			return fmt.Errorf("autotune: expected output %s: want %d %v elements, have %d %v", a.Name, a.Len(), a.Type, w.dataLen(), w.Type)
 		}
 	}
-	m.want = want
+	m.want, m.tols = want, nil
 	return nil
 }
 
@@ -204,7 +228,7 @@ func (m *Measurer) SetReference(ref Variant) (ms float64, err error) {
 		return 0, fmt.Errorf("autotune: reference variant %s: %v: %v", ref.KernelName, res.Outcome, res.Err)
 	}
 	if m.want == nil {
-		m.want = got
+		m.want, m.tols = got, nil
 	}
 	m.baseline, m.hasRef = res.Ms, true
 	return res.Ms, nil
@@ -421,9 +445,17 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res Res
 // check compares the outputs got of the run res with the expected ones
 // and returns res or the Wrong result.
 func (m *Measurer) check(res Result, got []Arg) Result {
+	if m.tols == nil {
+		// The tolerance scales with each expected output's RMS: computed
+		// once, not at every check.
+		m.tols = map[int]Tolerance{}
+		for _, i := range m.outs {
+			m.tols[i] = m.prob.Tolerance.scaled(m.want[i].rms())
+		}
+	}
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
-		if err := compareArg(a.Name, a.Dims, &got[i], &m.want[i], m.prob.Tolerance); err != nil {
+		if err := compareScaled(a.Name, a.Dims, &got[i], &m.want[i], m.tols[i]); err != nil {
 			m.inputsStale = true
 			return Result{Outcome: Wrong, Err: fmt.Errorf("autotune: wrong result: %v", err)}
 		}
@@ -486,7 +518,7 @@ func (m *Measurer) Close() error {
 		}
 	}
 	m.builds = nil
-	for _, b := range m.bufs {
+	for _, b := range append(m.bufs, m.init...) {
 		if b != nil {
 			b.Close()
 		}

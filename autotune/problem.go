@@ -3,7 +3,9 @@ package autotune
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/hplopt/hplopt/ast"
 )
@@ -259,34 +261,75 @@ func index(dims []int, i int) string {
 // compareArg compares an output's contents got with want (arrays of the
 // same type and length) and returns nil if every element is within tol,
 // or an error naming the first wrong element and counting the wrong ones.
+// The tolerance's absolute bound scales with want's RMS.
 func compareArg(name string, dims []int, got, want *Arg, tol Tolerance) error {
-	n, bad, first := got.dataLen(), 0, -1
-	tol = tol.scaled(want.rms())
-	var g, w float64
-	check := func(i int, gi, wi float64, ok bool) {
-		if !ok {
-			if bad == 0 {
-				first, g, w = i, gi, wi
+	return compareScaled(name, dims, got, want, tol.scaled(want.rms()))
+}
+
+// compareChunk is how many elements one goroutine of compareScaled checks.
+const compareChunk = 1 << 18
+
+// compareScaled is compareArg with the tolerance already scaled. Large
+// outputs are checked in chunks on all cores.
+func compareScaled(name string, dims []int, got, want *Arg, tol Tolerance) error {
+	n := got.dataLen()
+	type tally struct {
+		bad, first int
+		g, w       float64
+	}
+	span := func(lo, hi int) (t tally) {
+		t.first = -1
+		check := func(i int, gi, wi float64, ok bool) {
+			if !ok {
+				if t.bad == 0 {
+					t.first, t.g, t.w = i, gi, wi
+				}
+				t.bad++
 			}
-			bad++
 		}
+		switch got.Type {
+		case ast.Float:
+			for i := lo; i < hi; i++ {
+				gi, wi := float64(got.F32[i]), float64(want.F32[i])
+				check(i, gi, wi, gi == wi || tol.Close(gi, wi))
+			}
+		case ast.Double:
+			for i := lo; i < hi; i++ {
+				check(i, got.F64[i], want.F64[i], got.F64[i] == want.F64[i] || tol.Close(got.F64[i], want.F64[i]))
+			}
+		case ast.Int:
+			for i := lo; i < hi; i++ {
+				check(i, float64(got.I32[i]), float64(want.I32[i]), got.I32[i] == want.I32[i])
+			}
+		}
+		return t
 	}
-	switch got.Type {
-	case ast.Float:
-		for i := 0; i < n; i++ {
-			gi, wi := float64(got.F32[i]), float64(want.F32[i])
-			check(i, gi, wi, tol.Close(gi, wi))
-		}
-	case ast.Double:
-		for i := 0; i < n; i++ {
-			check(i, got.F64[i], want.F64[i], tol.Close(got.F64[i], want.F64[i]))
-		}
-	case ast.Int:
-		for i := 0; i < n; i++ {
-			check(i, float64(got.I32[i]), float64(want.I32[i]), got.I32[i] == want.I32[i])
-		}
+	chunks := (n + compareChunk - 1) / compareChunk
+	parts := make([]tally, chunks)
+	var wg sync.WaitGroup
+	next := make(chan int, chunks)
+	for c := range chunks {
+		next <- c
 	}
-	if bad == 0 {
+	close(next)
+	for range min(chunks, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				parts[c] = span(c*compareChunk, min(n, (c+1)*compareChunk))
+			}
+		}()
+	}
+	wg.Wait()
+	var all tally
+	for _, t := range parts { // in index order: the first bad chunk holds the first bad element
+		if t.bad > 0 && all.bad == 0 {
+			all.first, all.g, all.w = t.first, t.g, t.w
+		}
+		all.bad += t.bad
+	}
+	if all.bad == 0 {
 		return nil
 	}
 	bound := "tolerance " + tol.String()
@@ -294,5 +337,5 @@ func compareArg(name string, dims []int, got, want *Arg, tol Tolerance) error {
 		bound = "exact"
 	}
 	return fmt.Errorf("output %s%s (flat index %d) = %g, want %g (%s); %d of %d elements wrong",
-		name, index(dims, first), first, g, w, bound, bad, n)
+		name, index(dims, all.first), all.first, all.g, all.w, bound, all.bad, n)
 }

@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,5 +35,29 @@ func TestToleranceScalesWithTheArray(t *testing.T) {
 	// Exact comparison stays exact.
 	if err := compareArg("out", []int{1000}, got, want, Tolerance{Rel: -1, Abs: -1}); err == nil || !strings.Contains(err.Error(), "3 of 1000") {
 		t.Errorf("exact: %v", err)
+	}
+}
+
+// TestCompareChunks checks an output checked in parallel chunks: the first
+// wrong element and the count of wrong ones are those of a serial scan.
+func TestCompareChunks(t *testing.T) {
+	n := 3*compareChunk + 17
+	w := make([]float32, n)
+	for i := range w {
+		w[i] = float32(i%7) - 3
+	}
+	g := append([]float32(nil), w...)
+	wrong := []int{2*compareChunk + 5, n - 1, compareChunk + 1}
+	for _, i := range wrong {
+		g[i] += 100
+	}
+	got := &Arg{Name: "out", Type: ast.Float, Dims: []int{n}, F32: g}
+	want := &Arg{Name: "out", Type: ast.Float, Dims: []int{n}, F32: w}
+	err := compareArg("out", []int{n}, got, want, Tolerance{})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("flat index %d", compareChunk+1)) || !strings.Contains(err.Error(), fmt.Sprintf("3 of %d", n)) {
+		t.Errorf("compare: %v", err)
+	}
+	if err := compareArg("out", []int{n}, want, want, Tolerance{}); err != nil {
+		t.Errorf("an output against itself: %v", err)
 	}
 }

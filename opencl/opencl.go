@@ -496,6 +496,18 @@ func (q *Queue) Write(b *Buffer, data unsafe.Pointer, n int) error {
 	return check("clEnqueueWriteBuffer", C.clEnqueueWriteBuffer(q.q, b.mem, C.CL_TRUE, 0, C.size_t(n), data, 0, nil, nil))
 }
 
+// Copy copies the first n bytes of src to dst on the device. It does not
+// wait; the queue runs it before the commands enqueued after it.
+func (q *Queue) Copy(dst, src *Buffer, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if n > src.Size || n > dst.Size {
+		return fmt.Errorf("opencl: copy of %d bytes from a buffer of %d into one of %d", n, src.Size, dst.Size)
+	}
+	return check("clEnqueueCopyBuffer", C.clEnqueueCopyBuffer(q.q, src.mem, dst.mem, 0, 0, C.size_t(n), 0, nil, nil))
+}
+
 // Read copies n bytes of b to host memory, blocking.
 func (q *Queue) Read(b *Buffer, data unsafe.Pointer, n int) error {
 	if n == 0 {

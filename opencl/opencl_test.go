@@ -83,6 +83,44 @@ func TestSaxpyMillion(t *testing.T) {
 	}
 }
 
+// TestCopy copies a buffer on the device and checks the copy and the
+// size check.
+func TestCopy(t *testing.T) {
+	s := session(t)
+	src, err := s.Context.NewBuffer(4 * 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := s.Context.NewBuffer(4 * 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	in := make([]int32, 1000)
+	for i := range in {
+		in[i] = int32(i * 7)
+	}
+	if err := WriteSlice(s.Queue, src, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Queue.Copy(dst, src, 4*1000); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]int32, 1000)
+	if err := ReadSlice(s.Queue, dst, out); err != nil {
+		t.Fatal(err)
+	}
+	for i := range out {
+		if out[i] != in[i] {
+			t.Fatalf("copy[%d] = %d, want %d", i, out[i], in[i])
+		}
+	}
+	if err := s.Queue.Copy(dst, src, 4*1001); err == nil {
+		t.Error("a copy past the buffers' end was accepted")
+	}
+}
+
 func TestBuildErrorHasLog(t *testing.T) {
 	s := session(t)
 	_, err := s.Context.Build("__kernel void broken(__global float *y) { y[0] = undeclared_thing; }", "")
