@@ -49,7 +49,7 @@ type OptimizerSettings struct {
 	Fixed map[string]int
 	// Builds is how many upcoming variants are built in parallel while
 	// one is measured. Default 0: 2 on a CPU device (its builds take the
-	// cores its kernels run on), else half the host's cores, 2 to 8.
+	// cores its kernels run on), else the host's cores less 2, 2 to 16.
 	Builds int
 }
 
@@ -222,7 +222,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if builds <= 0 {
 		builds = 2
 		if dev, err := opencl.Select(spec); err == nil && dev.Type&opencl.CPU == 0 {
-			builds = min(max(runtime.NumCPU()/2, 2), 8)
+			builds = min(max(runtime.NumCPU()-2, 2), 16)
 		}
 	}
 	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
@@ -236,7 +236,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	}
 	// Until a variant has run, the single-point kernel's time is the one to
 	// beat: a variant four times slower than it is timed once, not Runs times.
-	eval := &evaluator{prob: prob, toParams: toParams, w: w, made: map[string]made{}, best: base}
+	eval := &evaluator{prob: prob, toParams: toParams, w: w, made: map[string]made{}, keep: 2*builds + 4, best: base}
 	r := autotune.NewRand(set.Seed)
 	var strat autotune.Strategy
 	switch set.Strategy {
@@ -434,6 +434,7 @@ type evaluator struct {
 	toParams func(autotune.Point) transforms.Params
 	w        *autotune.Worker
 	made     map[string]made // generated variants not yet measured, by point
+	keep     int             // how many of them to remember at most
 	best     float64         // fastest verified time so far (at first the single-point kernel's), ms
 }
 
@@ -461,7 +462,7 @@ func (e *evaluator) generate(pt autotune.Point) made {
 // Prepare generates pt's variant and has the worker build it ahead.
 func (e *evaluator) Prepare(pt autotune.Point) {
 	m := e.generate(pt)
-	if len(e.made) > 16 {
+	if len(e.made) > e.keep {
 		clear(e.made)
 	}
 	e.made[pt.Key()] = m
