@@ -230,3 +230,21 @@ func TestWriteReport(t *testing.T) {
 		t.Error("without a ceiling the report should say so")
 	}
 }
+
+// TestNoEvaluation: a run whose budget ended before any variant ran says
+// so, also when its record (written before NoResult) says that no variant
+// ran correctly.
+func TestNoEvaluation(t *testing.T) {
+	r := rec("conv3d", "3DCONV", "S", "genetic", 32, 2, 0)
+	r.Report.Evaluations, r.Report.History = 0, nil
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, []*Record{r}, Options{Title: "T"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "genetic search: no result: the budget ended before any variant ran") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	if NoResult(0) == NoResult(3) {
+		t.Error("NoResult does not tell no evaluation from failed ones")
+	}
+}

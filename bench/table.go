@@ -275,7 +275,7 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		if frac > 0 {
 			fs = fmt.Sprintf("%.3f (%s)", frac, bound)
 		}
-		evals, epm, fails, params, split := "–", "–", "–", r.Error, "–"
+		evals, epm, fails, params, split := "–", "–", "–", why(r), "–"
 		if rep := r.Report; rep != nil {
 			evals = strconv.Itoa(rep.Evaluations)
 			if t := rep.Time; rep.ElapsedS > 0 && t != (autotune.JSONTime{}) {
@@ -288,7 +288,7 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 			if best > 0 {
 				params = "`" + Params(rep.BestParams) + "`"
 			} else if params == "" {
-				params = "no variant ran correctly"
+				params = NoResult(rep.Evaluations)
 			}
 		}
 		gf := "–"
@@ -330,20 +330,38 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		p("None: every run's tuned variant beat its single-point kernel.\n")
 	}
 	for _, r := range s.Slower {
-		why := fmt.Sprintf("speedup %s", fmtX(r.Speedup()))
+		what := fmt.Sprintf("speedup %s", fmtX(r.Speedup()))
 		if r.Speedup() <= 0 {
-			why = "no result"
-			if r.Error != "" {
-				why += ": " + r.Error
+			what = "no result"
+			if e := why(r); e != "" {
+				what += ": " + e
 			}
 		}
-		p("- %s %s, %s search: %s\n", r.Paper, classLabel(r), r.Strategy, why)
+		p("- %s %s, %s search: %s\n", r.Paper, classLabel(r), r.Strategy, what)
 	}
 	writeTime(p, recs)
 	if len(opt.References) > 0 {
 		writeReferences(p, recs, opt.References)
 	}
 	return bw.Flush()
+}
+
+// NoResult says why a run that ran found no variant: n evaluations, all
+// failed, or none at all.
+func NoResult(n int) string {
+	if n == 0 {
+		return "the budget ended before any variant ran"
+	}
+	return "no variant ran correctly"
+}
+
+// why returns r.Error, reworded for a run that made no evaluation (records
+// written before NoResult said "no variant ran correctly" then too).
+func why(r *Record) string {
+	if r.Report != nil && r.Report.Evaluations == 0 && r.Error == NoResult(1) {
+		return NoResult(0)
+	}
+	return r.Error
 }
 
 // writeTime sums where the tuning time of the runs went, per kernel.
@@ -483,7 +501,7 @@ func WriteCSV(w io.Writer, recs []*Record, c Ceiling) error {
 		} else {
 			row = append(row, "", "", "", "", "", "", "", "", "", "")
 		}
-		row = append(row, r.Error)
+		row = append(row, why(r))
 		if rep := r.Report; rep != nil && rep.Time != (autotune.JSONTime{}) {
 			t := rep.Time
 			row = append(row, f(t.BuildWaitS), f(t.RunS), f(t.KernelS), f(t.CheckS), f(t.OtherS))

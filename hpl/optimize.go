@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -48,10 +47,9 @@ type OptimizerSettings struct {
 	// search runs over the others. Default nil.
 	Fixed map[string]int
 	// Builds is how many upcoming variants are built in parallel while
-	// one is measured. Default 0: 2 on a CPU device (its builds take the
-	// cores its kernels run on), else half the host's cores, 2 to 8 (on
-	// the H100's 16-core host, 14 builds made fewer evaluations than 8 in
-	// the benchmark suite: docs/results/README.md).
+	// one is measured. Default 0: 2. (On the H100 host, 8 builds made no
+	// more evaluations than 2 once NVIDIA's compiler cache was cold:
+	// docs/results/README.md.)
 	Builds int
 }
 
@@ -223,9 +221,6 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	builds := set.Builds
 	if builds <= 0 {
 		builds = 2
-		if dev, err := opencl.Select(spec); err == nil && dev.Type&opencl.CPU == 0 {
-			builds = min(max(runtime.NumCPU()/2, 2), 8)
-		}
 	}
 	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
 	if err != nil {

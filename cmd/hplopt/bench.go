@@ -60,7 +60,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	seed := fs.Uint64("seed", 1, "seed of the searches")
 	dataSeed := fs.Int64("data-seed", 1, "seed of the input data")
 	runs := fs.Int("runs", 3, "timed launches per variant (the median counts)")
-	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2 on a CPU device, else half the cores, 2 to 8)")
+	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2)")
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	out := fs.String("out", "bench-results", "directory for runs/*.json, results.md, results.csv and the plots")
 	resume := fs.Bool("resume", false, "skip the runs already saved in --out")
@@ -286,7 +286,7 @@ func benchOne(ctx context.Context, cfg *benchConfig, b *kernels.Benchmark, size 
 	if err != nil {
 		rec.Error = err.Error()
 	} else if t.Best == nil {
-		rec.Error = "no variant ran correctly"
+		rec.Error = bench.NoResult(t.Report.Evaluations)
 	}
 	if !cfg.Quiet {
 		if rec.Error != "" {

@@ -52,7 +52,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 	quiet := fs.Bool("q", false, "no progress lines")
 	runs := fs.Int("runs", 5, "timed launches per variant (the median counts)")
 	pins := fs.String("params", "", "pin optimizer parameters: name=value,... (the search runs over the others)")
-	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2 on a CPU device, else half the cores, 2 to 8)")
+	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2)")
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
