@@ -103,6 +103,10 @@ type Measurer struct {
 	hasRef      bool
 	inputsStale bool
 
+	// onBuilt, if set, is called (from the building goroutine) with the
+	// source of each prepared variant whose build has ended.
+	onBuilt func(source string)
+
 	mu     sync.Mutex
 	builds map[string]*build // by source, prepared and not yet measured
 	order  []string          // keys of builds, oldest first
@@ -271,6 +275,9 @@ func (m *Measurer) Prepare(v Variant) {
 		defer m.wg.Done()
 		b.prog, b.err = m.sess.Context.Build(v.Source, m.set.Options)
 		close(b.done)
+		if m.onBuilt != nil {
+			m.onBuilt(v.Source)
+		}
 	}()
 }
 

@@ -98,4 +98,19 @@ func (s *Random) Upcoming(n int) []Point {
 	return append([]Point(nil), s.ahead[:min(n, len(s.ahead))]...)
 }
 
-var _ Lookahead = (*Random)(nil)
+// Take removes p from the points drawn ahead, if it is one of them.
+func (s *Random) Take(p Point) bool {
+	k := p.Key()
+	for i, q := range s.ahead {
+		if q.Key() == k {
+			s.ahead = append(s.ahead[:i:i], s.ahead[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	_ Lookahead = (*Random)(nil)
+	_ Picker    = (*Random)(nil)
+)

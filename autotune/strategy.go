@@ -122,6 +122,20 @@ type Lookahead interface {
 	Upcoming(n int) []Point
 }
 
+// Picker is implemented by strategies whose upcoming points may be
+// evaluated out of order: Take removes p, one of the points Upcoming
+// returned, from those Next will return, as if Next had returned it, and
+// reports whether it did.
+type Picker interface {
+	Take(p Point) bool
+}
+
+// ReadyReporter is implemented by evaluators that can tell whether
+// evaluating a prepared point would start at once (its build is done).
+type ReadyReporter interface {
+	Ready(p Point) bool
+}
+
 // Preparer is implemented by evaluators that can start work on a point
 // before it is evaluated, such as building its variant in the background.
 type Preparer interface {

@@ -54,6 +54,13 @@ type Settings struct {
 	Seed uint64
 	// Progress, if not nil, is called after each evaluation. Default nil.
 	Progress func(Progress)
+	// ReadyFirst lets Tune evaluate, among the strategy's upcoming points,
+	// the first whose preparation is done (a ReadyReporter says so) before
+	// the earlier ones, when the strategy is a Lookahead and a Picker: a
+	// variant that takes long to build then does not hold up those built
+	// behind it. The points evaluated within a budget then depend on build
+	// times, not only on the seed. Default false: in proposal order.
+	ReadyFirst bool
 	// Lookahead is how many upcoming points (of a strategy that knows
 	// them, a Lookahead) an evaluator that is a Preparer may start on while
 	// it evaluates the current one: builds run in parallel with the
@@ -223,6 +230,34 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 	}
 	prep, _ := ev.(Preparer)
 	prepared := map[string]bool{}
+	la, _ := strategy.(Lookahead)
+	prepareUpcoming := func() {
+		if la == nil || prep == nil {
+			return
+		}
+		for _, q := range la.Upcoming(set.lookahead()) {
+			if k := q.Key(); !prepared[k] {
+				prepared[k] = true
+				prep.Prepare(q)
+			}
+		}
+	}
+	// pick returns the first upcoming point that is ready, taken from the
+	// strategy, when ReadyFirst allows it.
+	pick := func() (Point, bool) {
+		rr, _ := ev.(ReadyReporter)
+		pk, _ := strategy.(Picker)
+		if !set.ReadyFirst || la == nil || prep == nil || rr == nil || pk == nil {
+			return Point{}, false
+		}
+		prepareUpcoming()
+		for _, q := range la.Upcoming(set.lookahead()) {
+			if rr.Ready(q) {
+				return q, pk.Take(q)
+			}
+		}
+		return Point{}, false
+	}
 	for {
 		if why, ok := stopped(); ok {
 			rep.Stopped = why
@@ -232,23 +267,18 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			rep.Stopped = StopMaxEvals
 			return rep, nil
 		}
-		p, ok := strategy.Next()
+		p, ok := pick()
 		if !ok {
-			rep.Stopped = StopExhausted
-			return rep, nil
+			if p, ok = strategy.Next(); !ok {
+				rep.Stopped = StopExhausted
+				return rep, nil
+			}
 		}
 		ectx, cancel := run, context.CancelFunc(func() {})
 		if set.EvalTimeout > 0 {
 			ectx, cancel = context.WithTimeout(run, set.EvalTimeout)
 		}
-		if la, ok := strategy.(Lookahead); ok && prep != nil {
-			for _, q := range la.Upcoming(set.lookahead()) {
-				if k := q.Key(); !prepared[k] {
-					prepared[k] = true
-					prep.Prepare(q)
-				}
-			}
-		}
+		prepareUpcoming()
 		res := ev.Evaluate(ectx, p)
 		cancel()
 		if res.Outcome < 0 || res.Outcome >= numOutcomes {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -349,5 +350,63 @@ func TestTuneLookahead(t *testing.T) {
 			}
 			seen[k] = true
 		}
+	}
+}
+
+// readyEval is a Preparer and ReadyReporter whose points are ready once
+// prepared, except the ones in slow, which become ready only after
+// `after` evaluations.
+type readyEval struct {
+	preparer
+	slow  map[string]bool
+	after int
+}
+
+func (e *readyEval) Ready(p Point) bool {
+	k := p.Key()
+	if !slices.Contains(e.prepared, k) {
+		return false
+	}
+	return !e.slow[k] || len(e.evaluated) >= e.after
+}
+
+// TestTuneReadyFirst: with ReadyFirst, a point that is not ready is passed
+// over for the ready ones behind it, evaluated once it is ready, and every
+// point is still evaluated exactly once.
+func TestTuneReadyFirst(t *testing.T) {
+	s := divSpace(t)
+	n := int(s.Size().Int64())
+	plain := &preparer{}
+	if _, err := Tune(context.Background(), Settings{MaxEvals: n}, s, NewRandom(s, NewRand(5)), EvaluatorFunc(plain.Evaluate)); err != nil {
+		t.Fatal(err)
+	}
+	first := plain.evaluated[0]
+	ev := &readyEval{slow: map[string]bool{first: true}, after: 3}
+	rep, err := Tune(context.Background(), Settings{MaxEvals: n, ReadyFirst: true, Lookahead: 4}, s, NewRandom(s, NewRand(5)), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Evaluations != n || rep.Stopped != StopMaxEvals && rep.Stopped != StopExhausted {
+		t.Fatalf("%d evaluations of %d, stopped %v", rep.Evaluations, n, rep.Stopped)
+	}
+	if i := slices.Index(ev.evaluated, first); i != 3 {
+		t.Errorf("the slow point was evaluated at %d, want 3 (once ready): %v", i, ev.evaluated[:6])
+	}
+	if ev.evaluated[0] != plain.evaluated[1] {
+		t.Errorf("first evaluated %s, want the next ready one %s", ev.evaluated[0], plain.evaluated[1])
+	}
+	a, b := slices.Clone(ev.evaluated), slices.Clone(plain.evaluated)
+	slices.Sort(a)
+	slices.Sort(b)
+	if !slices.Equal(a, b) || len(slices.Compact(a)) != n {
+		t.Error("ReadyFirst changed which points were evaluated, or repeated one")
+	}
+	// Without ReadyFirst the same evaluator waits for the slow point.
+	ev2 := &readyEval{slow: map[string]bool{first: true}, after: 3}
+	if _, err := Tune(context.Background(), Settings{MaxEvals: 5, Lookahead: 4}, s, NewRandom(s, NewRand(5)), ev2); err != nil {
+		t.Fatal(err)
+	}
+	if ev2.evaluated[0] != first {
+		t.Errorf("in proposal order, first evaluated %s, want %s", ev2.evaluated[0], first)
 	}
 }

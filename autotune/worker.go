@@ -6,10 +6,12 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -239,6 +241,20 @@ func (w *Worker) Prepare(v Variant) {
 	}
 }
 
+// Ready reports whether v, prepared with Prepare, has been built by the
+// current worker process (successfully or not), so that measuring it would
+// not wait for its build.
+func (w *Worker) Ready(v Variant) bool {
+	w.mu.Lock()
+	c := w.c
+	w.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	_, ok := c.built.Load(sourceKey(v.Source))
+	return ok
+}
+
 // Measure builds v, runs it and checks its outputs in the worker process:
 // OK with the median kernel time, Compile, Launch (also when the worker
 // died: "worker crashed: ..."), Wrong or Timeout (the variant passed its
@@ -440,6 +456,14 @@ type child struct {
 	once   sync.Once
 	done   chan struct{} // closed when the child has exited and been waited for
 	err    error         // cmd.Wait's error, set before done is closed
+	built  sync.Map      // sourceKey -> true: prepared variants whose build ended
+}
+
+// sourceKey names a variant's source on the wire.
+func sourceKey(source string) string {
+	h := fnv.New64a()
+	h.Write([]byte(source))
+	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // startChild starts the executable exe as a worker.
@@ -479,6 +503,10 @@ func startChild(exe string, env []string, stderr *tailWriter) (*child, error) {
 			var r wireResponse
 			if dec.Decode(&r) != nil {
 				break
+			}
+			if r.Op == opBuilt {
+				c.built.Store(r.Msg, true)
+				continue
 			}
 			select {
 			case c.answer <- r:
@@ -609,10 +637,11 @@ const (
 	opMeasure                    // parent → child: measure a variant
 	opCompiled                   // child → parent: the variant is built, runs start
 	opResult                     // child → parent: the variant's result
+	opBuilt                      // child → parent: a prepared variant's build ended (Msg: its sourceKey)
 )
 
 func (o wireOp) String() string {
-	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result"}
+	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built"}
 	if o > 0 && int(o) < len(names) {
 		return names[o]
 	}
@@ -750,6 +779,15 @@ func serve(in io.Reader, out io.Writer) int {
 	if enc.Encode(r) != nil {
 		return 1
 	}
+	// From here on, builds ending in the background report to the parent
+	// while the measure loop answers it: one encoder, taken in turns.
+	var encMu sync.Mutex
+	send := func(r wireResponse) error {
+		encMu.Lock()
+		defer encMu.Unlock()
+		return enc.Encode(r)
+	}
+	m.onBuilt = func(source string) { send(wireResponse{Op: opBuilt, Msg: sourceKey(source)}) }
 
 	exitOn := os.Getenv(workerExitEnv)
 	measure := make(chan Variant, 16)
@@ -774,13 +812,13 @@ func serve(in io.Reader, out io.Writer) int {
 			os.Exit(3)
 		}
 		res, restart := m.measure(context.Background(), v, func() {
-			enc.Encode(wireResponse{Op: opCompiled})
+			send(wireResponse{Op: opCompiled})
 		})
 		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Cost: res.Cost, Restart: restart}
 		if res.Err != nil {
 			a.Msg = res.Err.Error()
 		}
-		if enc.Encode(a) != nil {
+		if send(a) != nil {
 			return 1
 		}
 	}

@@ -66,8 +66,20 @@ func TestWorker(t *testing.T) {
 	}
 	t.Logf("device %s, baseline %.3f ms", w.Device(), must(w.Baseline()))
 
+	if w.Ready(axpyCoarse("w1")) {
+		t.Error("Ready before Prepare")
+	}
 	w.Prepare(axpyCoarse("w1"))
 	w.Prepare(axpyWrong)
+	// The worker reports prepared builds as they end.
+	for deadline := time.Now().Add(30 * time.Second); !w.Ready(axpyCoarse("w1")); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a prepared variant never became ready")
+		}
+	}
+	if w.Ready(axpyCoarse("never prepared")) {
+		t.Error("Ready for a variant never prepared")
+	}
 	res := w.Measure(ctx, axpyCoarse("w1"))
 	expect(t, "coarse", res, autotune.OK)
 	// Where the time went crosses from the worker: six launches of a

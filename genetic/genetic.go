@@ -150,7 +150,23 @@ func (g *GA) Upcoming(n int) []autotune.Point {
 	return out
 }
 
-var _ autotune.Lookahead = (*GA)(nil)
+// Take removes p from the individuals of the current generation still to
+// be proposed, if it is one of them.
+func (g *GA) Take(p autotune.Point) bool {
+	k := p.Key()
+	for i, q := range g.pending {
+		if q.Key() == k {
+			g.pending = append(g.pending[:i:i], g.pending[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	_ autotune.Lookahead = (*GA)(nil)
+	_ autotune.Picker    = (*GA)(nil)
+)
 
 // Tell records the result of p.
 func (g *GA) Tell(p autotune.Point, r autotune.Result) {

@@ -38,6 +38,7 @@ type benchConfig struct {
 	DataSeed   int64
 	Runs       int
 	Builds     int
+	ReadyFirst bool
 	Timeout    float64
 	Out        string
 	Resume     bool
@@ -60,6 +61,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	seed := fs.Uint64("seed", 1, "seed of the searches")
 	dataSeed := fs.Int64("data-seed", 1, "seed of the input data")
 	runs := fs.Int("runs", 3, "timed launches per variant (the median counts)")
+	order := fs.String("order", "proposed", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
 	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2)")
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	out := fs.String("out", "bench-results", "directory for runs/*.json, results.md, results.csv and the plots")
@@ -76,7 +78,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	if len(fs.Args()) > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Args()[0])
 	}
-	cfg := &benchConfig{Device: *device, Evals: *evals, Seed: *seed, DataSeed: *dataSeed, Runs: *runs, Builds: *builds, Timeout: *timeout,
+	cfg := &benchConfig{Device: *device, Evals: *evals, Seed: *seed, DataSeed: *dataSeed, Runs: *runs, Builds: *builds, ReadyFirst: *order == "ready", Timeout: *timeout,
 		Out: *out, Resume: *resume, Quiet: *quiet, peak: *peak * 1e12, bw: *bw * 1e12, refFile: *ref}
 	cfg.Options.Title = *title
 	if (*peak > 0) != (*bw > 0) {
@@ -132,6 +134,12 @@ func parseBench(args []string) (*benchConfig, error) {
 	}
 	if *evals < 0 || *runs < 1 {
 		return nil, fmt.Errorf("-e must not be negative and --runs must be at least 1")
+	}
+	if *order != "proposed" && *order != "ready" {
+		return nil, fmt.Errorf("--order %q: want proposed or ready", *order)
+	}
+	if *builds < 0 {
+		return nil, fmt.Errorf("--builds %d: must not be negative", *builds)
 	}
 	return cfg, nil
 }
@@ -269,7 +277,7 @@ func benchVerb(args []string, stdout, stderr io.Writer) int {
 func benchOne(ctx context.Context, cfg *benchConfig, b *kernels.Benchmark, size kernels.Size, rec *bench.Record, stdout io.Writer) bool {
 	tc := &tuneConfig{Bench: b, Size: size, Device: cfg.Device, DataSeed: cfg.DataSeed, Quiet: true,
 		Settings: hpl.OptimizerSettings{Strategy: rec.Strategy, Seed: cfg.Seed, Time: time.Duration(rec.BudgetS * float64(time.Second)),
-			Evals: cfg.Evals, Runs: cfg.Runs, Builds: cfg.Builds, Timeout: time.Duration(cfg.Timeout * float64(time.Second))}}
+			Evals: cfg.Evals, Runs: cfg.Runs, Builds: cfg.Builds, ReadyFirst: cfg.ReadyFirst, Timeout: time.Duration(cfg.Timeout * float64(time.Second))}}
 	if !cfg.Quiet {
 		fmt.Fprintf(stdout, "%-28s %s, %s search, %g s ...\n", rec.Key(), size, rec.Strategy, rec.BudgetS)
 	}

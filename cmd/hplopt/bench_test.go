@@ -14,6 +14,7 @@ func TestBenchUsage(t *testing.T) {
 		{"bench", "--sizes", "XL"}, {"bench", "--kernels", "nosuch"}, {"bench", "-s", "annealing"},
 		{"bench", "-t", "S=abc"}, {"bench", "-t", "S=5", "--sizes", "S,M"}, {"bench", "--runs", "0"},
 		{"bench", "--peak-tflops", "60"}, {"bench", "extra"}, {"bench", "--kernels", ","},
+		{"bench", "--order", "sideways"}, {"bench", "--builds", "-2"},
 	} {
 		if st, _, errs := hplopt(args...); st != 2 || !strings.Contains(errs, "usage: hplopt bench") {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, st, errs)

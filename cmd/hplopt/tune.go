@@ -19,7 +19,7 @@ import (
 	"github.com/hplopt/hplopt/transforms"
 )
 
-const tuneUsage = "usage: hplopt [tune] KERNEL [-d DEVICE] [--size tiny|S|M|L] [-n N[,N...]] [-k K[,K...]] [-s genetic|random|exhaustive] [-t SECONDS] [-e EVALUATIONS] [--seed N] [--params name=value,...] [--builds N] [--emit FILE.cl] [--json FILE] [-q]"
+const tuneUsage = "usage: hplopt [tune] KERNEL [-d DEVICE] [--size tiny|S|M|L] [-n N[,N...]] [-k K[,K...]] [-s genetic|random|exhaustive] [-t SECONDS] [-e EVALUATIONS] [--seed N] [--params name=value,...] [--builds N] [--order proposed|ready] [--emit FILE.cl] [--json FILE] [-q]"
 
 // tuneConfig is one `hplopt tune`.
 type tuneConfig struct {
@@ -52,6 +52,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 	quiet := fs.Bool("q", false, "no progress lines")
 	runs := fs.Int("runs", 5, "timed launches per variant (the median counts)")
 	pins := fs.String("params", "", "pin optimizer parameters: name=value,... (the search runs over the others)")
+	order := fs.String("order", "proposed", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
 	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2)")
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	var name string
@@ -97,6 +98,9 @@ func parseTune(args []string) (*tuneConfig, error) {
 	if *evals < 0 {
 		return nil, fmt.Errorf("-e %d: must not be negative", *evals)
 	}
+	if *order != "proposed" && *order != "ready" {
+		return nil, fmt.Errorf("--order %q: want proposed or ready", *order)
+	}
 	if *builds < 0 {
 		return nil, fmt.Errorf("--builds %d: must not be negative", *builds)
 	}
@@ -108,7 +112,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 		Bench: b, Size: size, Device: *device, DataSeed: *dataSeed, Emit: *emit, JSON: *js, Quiet: *quiet,
 		Settings: hpl.OptimizerSettings{
 			Strategy: st, Seed: *seed, Time: time.Duration(*secs * float64(time.Second)), Evals: *evals,
-			Timeout: time.Duration(*timeout * float64(time.Second)), Fixed: fixed, Runs: *runs, Builds: *builds,
+			Timeout: time.Duration(*timeout * float64(time.Second)), Fixed: fixed, Runs: *runs, Builds: *builds, ReadyFirst: *order == "ready",
 		},
 	}, nil
 }

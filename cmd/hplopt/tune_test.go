@@ -28,7 +28,7 @@ func TestUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"tune"}, {"tune", "nosuch"}, {"tune", "matmul", "-s", "annealing"}, {"tune", "matmul", "-t", "0"},
 		{"tune", "matmul", "--params", "bogus=1"}, {"matmul", "-n", "0"}, {"gen", "matmul", "--params", "uf"},
-		{"devices", "extra"}, {"check", "extra"},
+		{"devices", "extra"}, {"check", "extra"}, {"tune", "matmul", "--order", "sideways"}, {"tune", "matmul", "--builds", "-1"},
 	} {
 		if st, _, errs := hplopt(args...); st != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, st, errs)
@@ -122,5 +122,18 @@ func TestTuneKeepsSinglePoint(t *testing.T) {
 	src, err := os.ReadFile(cl)
 	if err != nil || !strings.Contains(string(src), "void conv1d(") || strings.Contains(string(src), "reqd_work_group_size") {
 		t.Errorf("--emit did not write the single-point kernel: %v\n%s", err, src)
+	}
+}
+
+// TestTuneReadyOrder runs a search that measures the first variant built
+// first: it makes its evaluations and finds a variant.
+func TestTuneReadyOrder(t *testing.T) {
+	needDevice(t)
+	if testing.Short() {
+		t.Skip("tunes for a few seconds")
+	}
+	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "genetic", "-e", "12", "-t", "120", "--order", "ready", "--builds", "4", "-q")
+	if st != 0 || !strings.Contains(out, "evaluations   12 ") || !strings.Contains(out, "speedup") {
+		t.Errorf("status %d\n%s%s", st, out, errs)
 	}
 }
