@@ -227,6 +227,8 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if builds <= 0 {
 		builds = 2
 	}
+	dev, err := opencl.Select(spec)
+	cpu := err == nil && dev.Type&opencl.CPU != 0
 	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
 	if err != nil {
 		return nil, err
@@ -251,7 +253,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 		if pt, err := space.PointOf(transforms.Baseline(prob).Map(len(global), len(loops))); err == nil {
 			gs.Seeds = append(gs.Seeds, space.Repair(pt))
 		}
-		for _, m := range canonicalSeeds(global, loops) {
+		for _, m := range canonicalSeeds(global, loops, cpu) {
 			if pt, err := space.PointOf(m); err == nil {
 				gs.Seeds = append(gs.Seeds, space.Repair(pt))
 			}
@@ -343,24 +345,35 @@ func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Proble
 }
 
 // canonicalSeeds are starting points for the genetic search beside the
-// single-point setting: the register-blocked, local-memory shapes that
-// hand-tuned GPU kernels use (work-groups of 256, a few points per
-// work-item, interleaved singly or in runs of two, tiles of 16 or 32).
-// Parameters fixed by the user are pinned by the space anyway; values
-// outside the space are repaired.
-func canonicalSeeds(domain, loops []int) []map[string]int {
+// single-point setting. On a GPU: the register-blocked, local-memory shapes
+// that hand-tuned GPU kernels use (work-groups of 256, a few points per
+// work-item, interleaved singly or in runs of two, tiles of 16 or 32). On a
+// CPU device (cpu): few work-items per group, each with a run of 16 points
+// along x in vectors of 4, the shapes that won PoCL's searches (the GPU
+// shapes are slow there: 2DCONV's first takes 4 times the single-point
+// kernel). Parameters fixed by the user are pinned by the space anyway;
+// values outside the space are repaired.
+func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 	type shape struct {
-		local, block    [3]int
-		vw, tile, lcopy int
+		local, block          [3]int
+		vw, tile, lcopy, lmem int
+		uf                    int
 	}
 	shapes := map[int][]shape{
-		1: {{[3]int{128, 1, 1}, [3]int{4, 1, 1}, 1, 32, 0}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 32, 0}},
-		2: {{[3]int{16, 16, 1}, [3]int{8, 8, 1}, 2, 16, 0}, {[3]int{16, 8, 1}, [3]int{8, 8, 1}, 1, 32, 1}, {[3]int{16, 16, 1}, [3]int{8, 8, 1}, 1, 32, 0}, {[3]int{16, 16, 1}, [3]int{4, 4, 1}, 1, 32, 0}, {[3]int{32, 8, 1}, [3]int{4, 8, 1}, 1, 32, 0}},
-		3: {{[3]int{16, 8, 2}, [3]int{1, 2, 2}, 1, 32, 0}, {[3]int{32, 4, 2}, [3]int{2, 2, 1}, 1, 32, 0}},
+		1: {{[3]int{128, 1, 1}, [3]int{4, 1, 1}, 1, 32, 0, 1, 4}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 32, 0, 1, 4}},
+		2: {{[3]int{16, 16, 1}, [3]int{8, 8, 1}, 2, 16, 0, 1, 4}, {[3]int{16, 8, 1}, [3]int{8, 8, 1}, 1, 32, 1, 1, 4}, {[3]int{16, 16, 1}, [3]int{8, 8, 1}, 1, 32, 0, 1, 4}, {[3]int{16, 16, 1}, [3]int{4, 4, 1}, 1, 32, 0, 1, 4}, {[3]int{32, 8, 1}, [3]int{4, 8, 1}, 1, 32, 0, 1, 4}},
+		3: {{[3]int{16, 8, 2}, [3]int{1, 2, 2}, 1, 32, 0, 1, 4}, {[3]int{32, 4, 2}, [3]int{2, 2, 1}, 1, 32, 0, 1, 4}},
+	}
+	if cpu {
+		shapes = map[int][]shape{
+			1: {{[3]int{1, 1, 1}, [3]int{16, 1, 1}, 4, 0, 0, 0, 8}, {[3]int{4, 1, 1}, [3]int{16, 1, 1}, 1, 256, 0, 0, 16}},
+			2: {{[3]int{4, 2, 1}, [3]int{16, 2, 1}, 4, 0, 0, 0, 8}, {[3]int{32, 4, 1}, [3]int{16, 16, 1}, 4, 32, 0, 1, 4}, {[3]int{16, 8, 1}, [3]int{16, 8, 1}, 1, 256, 0, 1, 4}},
+			3: {{[3]int{1, 2, 2}, [3]int{16, 1, 2}, 4, 0, 0, 0, 8}, {[3]int{1, 4, 4}, [3]int{16, 1, 4}, 4, 8, 0, 1, 8}},
+		}
 	}
 	var out []map[string]int
 	for _, sh := range shapes[len(domain)] {
-		m := map[string]int{"fullunroll": 1, "interleave": 1, "vw": sh.vw, "lmem": 1, "lcopy": sh.lcopy, "uf": 4}
+		m := map[string]int{"fullunroll": 1, "interleave": 1, "vw": sh.vw, "lmem": sh.lmem, "lcopy": sh.lcopy, "uf": sh.uf}
 		for d, n := range domain {
 			a := string(rune('x' + d))
 			lsz, bsz := min(sh.local[d], n), min(sh.block[d], n)
