@@ -98,7 +98,7 @@ type Measurer struct {
 	init []*opencl.Buffer
 
 	want        []Arg             // expected outputs, parallel to prob.Args; nil until set
-	tols        map[int]Tolerance // per output, scaled for want; nil until the first check
+	tols        map[int]Tolerance // per output, scaled for want
 	baseline    float64
 	hasRef      bool
 	inputsStale bool
@@ -159,37 +159,38 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 // Device returns the name of the device.
 func (m *Measurer) Device() string { return m.sess.Device.Name }
 
-// upload writes the initial contents of every array (and the device's
-// copies of the outputs' initial contents) from the host, or, with
-// outputsOnly, resets the outputs from those copies on the device.
+// upload writes the initial contents of every array from the host (an
+// output's into its device copy, init), or, with outputsOnly, writes only
+// the outputs; either way each output is then reset from its device copy.
 func (m *Measurer) upload(outputsOnly bool) error {
 	for i := range m.prob.Args {
 		a := &m.prob.Args[i]
 		if a.Scalar || (outputsOnly && !a.Output) {
 			continue
 		}
-		if outputsOnly {
-			if err := m.sess.Queue.Copy(m.bufs[i], m.init[i], a.bytes()); err != nil {
-				return fmt.Errorf("resetting %s: %w", a.Name, err)
+		if !outputsOnly {
+			// An output's contents go to its device copy, the argument
+			// itself is reset from that below.
+			dst := m.bufs[i]
+			if m.init[i] != nil {
+				dst = m.init[i]
 			}
-			continue
-		}
-		bufs := []*opencl.Buffer{m.bufs[i]}
-		if m.init[i] != nil {
-			bufs = append(bufs, m.init[i])
-		}
-		for _, b := range bufs {
 			var err error
 			switch a.Type {
 			case ast.Float:
-				err = opencl.WriteSlice(m.sess.Queue, b, a.F32)
+				err = opencl.WriteSlice(m.sess.Queue, dst, a.F32)
 			case ast.Double:
-				err = opencl.WriteSlice(m.sess.Queue, b, a.F64)
+				err = opencl.WriteSlice(m.sess.Queue, dst, a.F64)
 			case ast.Int:
-				err = opencl.WriteSlice(m.sess.Queue, b, a.I32)
+				err = opencl.WriteSlice(m.sess.Queue, dst, a.I32)
 			}
 			if err != nil {
 				return fmt.Errorf("writing %s: %w", a.Name, err)
+			}
+		}
+		if m.init[i] != nil {
+			if err := m.sess.Queue.Copy(m.bufs[i], m.init[i], a.bytes()); err != nil {
+				return fmt.Errorf("resetting %s: %w", a.Name, err)
 			}
 		}
 	}
@@ -210,7 +211,7 @@ func (m *Measurer) SetExpected(want []Arg) error {
 			return fmt.Errorf("autotune: expected output %s: want %d %v elements, have %d %v", a.Name, a.Len(), a.Type, w.dataLen(), w.Type)
 		}
 	}
-	m.want, m.tols = want, nil
+	m.setWant(want)
 	return nil
 }
 
@@ -232,7 +233,7 @@ func (m *Measurer) SetReference(ref Variant) (ms float64, err error) {
 		return 0, fmt.Errorf("autotune: reference variant %s: %v: %v", ref.KernelName, res.Outcome, res.Err)
 	}
 	if m.want == nil {
-		m.want, m.tols = got, nil
+		m.setWant(got)
 	}
 	m.baseline, m.hasRef = res.Ms, true
 	return res.Ms, nil
@@ -329,10 +330,8 @@ func (m *Measurer) measure(ctx context.Context, v Variant, compiled func()) (res
 	res, got, restart := m.run(ctx, v, compiled)
 	if res.Outcome == OK {
 		start := time.Now()
-		cost := res.Cost
 		res = m.check(res, got)
-		cost.Check = time.Since(start)
-		res.Cost = cost
+		res.Cost.Check = time.Since(start)
 	}
 	return res, restart
 }
@@ -449,22 +448,23 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res Res
 	return Result{Outcome: OK, Ms: median(times), Cost: cost}, got, false
 }
 
-// check compares the outputs got of the run res with the expected ones
-// and returns res or the Wrong result.
-func (m *Measurer) check(res Result, got []Arg) Result {
-	if m.tols == nil {
-		// The tolerance scales with each expected output's RMS: computed
-		// once, not at every check.
-		m.tols = map[int]Tolerance{}
-		for _, i := range m.outs {
-			m.tols[i] = m.prob.Tolerance.scaled(m.want[i].rms())
-		}
+// setWant makes want the expected outputs, with the tolerance of each
+// scaled to its RMS once here rather than at every check.
+func (m *Measurer) setWant(want []Arg) {
+	m.want, m.tols = want, map[int]Tolerance{}
+	for _, i := range m.outs {
+		m.tols[i] = m.prob.Tolerance.scaled(want[i].rms())
 	}
+}
+
+// check compares the outputs got of the run res with the expected ones
+// and returns res or the Wrong result, with res's Cost either way.
+func (m *Measurer) check(res Result, got []Arg) Result {
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
 		if err := compareScaled(a.Name, a.Dims, &got[i], &m.want[i], m.tols[i]); err != nil {
 			m.inputsStale = true
-			return Result{Outcome: Wrong, Err: fmt.Errorf("autotune: wrong result: %v", err)}
+			return Result{Outcome: Wrong, Err: fmt.Errorf("autotune: wrong result: %v", err), Cost: res.Cost}
 		}
 	}
 	return res

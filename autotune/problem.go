@@ -3,7 +3,6 @@ package autotune
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -270,7 +269,7 @@ func compareArg(name string, dims []int, got, want *Arg, tol Tolerance) error {
 const compareChunk = 1 << 18
 
 // compareScaled is compareArg with the tolerance already scaled. Large
-// outputs are checked in chunks on all cores.
+// outputs are checked in chunks in parallel.
 func compareScaled(name string, dims []int, got, want *Arg, tol Tolerance) error {
 	n := got.dataLen()
 	type tally struct {
@@ -304,21 +303,14 @@ func compareScaled(name string, dims []int, got, want *Arg, tol Tolerance) error
 		}
 		return t
 	}
-	chunks := (n + compareChunk - 1) / compareChunk
-	parts := make([]tally, chunks)
+	// A chunk per goroutine: 64 of them for the largest output (MATMUL L).
+	parts := make([]tally, (n+compareChunk-1)/compareChunk)
 	var wg sync.WaitGroup
-	next := make(chan int, chunks)
-	for c := range chunks {
-		next <- c
-	}
-	close(next)
-	for range min(chunks, runtime.GOMAXPROCS(0)) {
+	for c := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for c := range next {
-				parts[c] = span(c*compareChunk, min(n, (c+1)*compareChunk))
-			}
+			parts[c] = span(c*compareChunk, min(n, (c+1)*compareChunk))
 		}()
 	}
 	wg.Wait()

@@ -177,6 +177,11 @@ type Report struct {
 	Spent Cost
 }
 
+// Other is the part of Elapsed that Spent does not account for.
+func (r *Report) Other() time.Duration {
+	return max(0, r.Elapsed-r.Spent.Build-r.Spent.Run-r.Spent.Check)
+}
+
 func (r *Report) add(e Eval) {
 	r.History = append(r.History, e)
 	r.Evaluations++
@@ -231,6 +236,9 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 	prep, _ := ev.(Preparer)
 	prepared := map[string]bool{}
 	la, _ := strategy.(Lookahead)
+	rr, _ := ev.(ReadyReporter)
+	pk, _ := strategy.(Picker)
+	reorder := set.ReadyFirst && la != nil && prep != nil && rr != nil && pk != nil
 	prepareUpcoming := func() {
 		if la == nil || prep == nil {
 			return
@@ -243,13 +251,8 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		}
 	}
 	// pick returns the first upcoming point that is ready, taken from the
-	// strategy, when ReadyFirst allows it.
+	// strategy (reorder).
 	pick := func() (Point, bool) {
-		rr, _ := ev.(ReadyReporter)
-		pk, _ := strategy.(Picker)
-		if !set.ReadyFirst || la == nil || prep == nil || rr == nil || pk == nil {
-			return Point{}, false
-		}
 		prepareUpcoming()
 		for _, q := range la.Upcoming(set.lookahead()) {
 			if rr.Ready(q) {
@@ -267,7 +270,11 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			rep.Stopped = StopMaxEvals
 			return rep, nil
 		}
-		p, ok := pick()
+		var p Point
+		ok := false
+		if reorder {
+			p, ok = pick()
+		}
 		if !ok {
 			if p, ok = strategy.Next(); !ok {
 				rep.Stopped = StopExhausted
@@ -374,7 +381,7 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		ElapsedS:       r.Elapsed.Seconds(),
 		Time: JSONTime{
 			BuildWaitS: r.Spent.Build.Seconds(), RunS: r.Spent.Run.Seconds(), KernelS: r.Spent.Kernels.Seconds(), CheckS: r.Spent.Check.Seconds(),
-			OtherS: max(0, (r.Elapsed - r.Spent.Build - r.Spent.Run - r.Spent.Check).Seconds()),
+			OtherS: r.Other().Seconds(),
 		},
 		Stopped: r.Stopped.String(),
 		History: make([]JSONEval, 0, len(r.History)),

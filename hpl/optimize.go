@@ -205,7 +205,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if e.variant != nil {
 		return nil, e.fail("Tune starts from the kernel as written; do not set a Variant")
 	}
-	prob, aprob, spec, err := e.problems(args)
+	prob, aprob, dev, err := e.problems(args)
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +227,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if builds <= 0 {
 		builds = 2
 	}
-	dev, err := opencl.Select(spec)
-	cpu := err == nil && dev.Type&opencl.CPU != 0
-	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: spec, Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
+	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: dev.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +251,7 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 		if pt, err := space.PointOf(transforms.Baseline(prob).Map(len(global), len(loops))); err == nil {
 			gs.Seeds = append(gs.Seeds, space.Repair(pt))
 		}
-		for _, m := range canonicalSeeds(global, loops, cpu) {
+		for _, m := range canonicalSeeds(global, loops, dev.Type&opencl.CPU != 0) {
 			if pt, err := space.PointOf(m); err == nil {
 				gs.Seeds = append(gs.Seeds, space.Repair(pt))
 			}
@@ -285,15 +283,15 @@ func (e *Evaluation) OptimizerProblem(args ...any) (prob *transforms.Problem, er
 }
 
 // problems builds the transforms' and the measurement's views of args and
-// returns the device spec a worker process can open.
-func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Problem, string, error) {
+// returns the device they are for.
+func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Problem, *opencl.Device, error) {
 	k, err := e.Specialize(args...)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
 	global, _, err := e.domains(k, args)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
 	spec := e.spec
 	if d, ok := e.dev.(*opencl.Device); ok && d != nil {
@@ -301,7 +299,7 @@ func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Proble
 	}
 	dev, err := opencl.Select(spec)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
 	prob := &transforms.Problem{Kernel: k, Domain: global, Ints: map[string]int{}, MaxWorkGroup: dev.MaxWorkGroupSize, LocalMem: dev.LocalMemSize}
 	for d := 0; d < len(dev.MaxWorkItemSizes) && d < 3; d++ {
@@ -314,7 +312,7 @@ func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Proble
 		if p.Rank == 0 {
 			v, err := scalarArg(p, args[i])
 			if err != nil {
-				return nil, nil, "", err
+				return nil, nil, nil, err
 			}
 			arg.Scalar = true
 			switch v := v.(type) {
@@ -341,7 +339,7 @@ func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Proble
 		}
 		aprob.Args = append(aprob.Args, arg)
 	}
-	return prob, aprob, spec, nil
+	return prob, aprob, dev, nil
 }
 
 // canonicalSeeds are starting points for the genetic search beside the

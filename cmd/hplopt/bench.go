@@ -61,8 +61,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	seed := fs.Uint64("seed", 1, "seed of the searches")
 	dataSeed := fs.Int64("data-seed", 1, "seed of the input data")
 	runs := fs.Int("runs", 3, "timed launches per variant (the median counts)")
-	order := fs.String("order", "proposed", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
-	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2)")
+	builds := buildFlags(fs)
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	out := fs.String("out", "bench-results", "directory for runs/*.json, results.md, results.csv and the plots")
 	resume := fs.Bool("resume", false, "skip the runs already saved in --out")
@@ -78,7 +77,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	if len(fs.Args()) > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Args()[0])
 	}
-	cfg := &benchConfig{Device: *device, Evals: *evals, Seed: *seed, DataSeed: *dataSeed, Runs: *runs, Builds: *builds, ReadyFirst: *order == "ready", Timeout: *timeout,
+	cfg := &benchConfig{Device: *device, Evals: *evals, Seed: *seed, DataSeed: *dataSeed, Runs: *runs, Timeout: *timeout,
 		Out: *out, Resume: *resume, Quiet: *quiet, peak: *peak * 1e12, bw: *bw * 1e12, refFile: *ref}
 	cfg.Options.Title = *title
 	if (*peak > 0) != (*bw > 0) {
@@ -135,11 +134,8 @@ func parseBench(args []string) (*benchConfig, error) {
 	if *evals < 0 || *runs < 1 {
 		return nil, fmt.Errorf("-e must not be negative and --runs must be at least 1")
 	}
-	if *order != "proposed" && *order != "ready" {
-		return nil, fmt.Errorf("--order %q: want proposed or ready", *order)
-	}
-	if *builds < 0 {
-		return nil, fmt.Errorf("--builds %d: must not be negative", *builds)
+	if cfg.Builds, cfg.ReadyFirst, err = builds(); err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }

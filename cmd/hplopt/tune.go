@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/transforms"
@@ -52,8 +53,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 	quiet := fs.Bool("q", false, "no progress lines")
 	runs := fs.Int("runs", 5, "timed launches per variant (the median counts)")
 	pins := fs.String("params", "", "pin optimizer parameters: name=value,... (the search runs over the others)")
-	order := fs.String("order", "proposed", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
-	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2)")
+	builds := buildFlags(fs)
 	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -98,11 +98,9 @@ func parseTune(args []string) (*tuneConfig, error) {
 	if *evals < 0 {
 		return nil, fmt.Errorf("-e %d: must not be negative", *evals)
 	}
-	if *order != "proposed" && *order != "ready" {
-		return nil, fmt.Errorf("--order %q: want proposed or ready", *order)
-	}
-	if *builds < 0 {
-		return nil, fmt.Errorf("--builds %d: must not be negative", *builds)
+	ahead, readyFirst, err := builds()
+	if err != nil {
+		return nil, err
 	}
 	fixed, err := parsePins(*pins)
 	if err != nil {
@@ -112,7 +110,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 		Bench: b, Size: size, Device: *device, DataSeed: *dataSeed, Emit: *emit, JSON: *js, Quiet: *quiet,
 		Settings: hpl.OptimizerSettings{
 			Strategy: st, Seed: *seed, Time: time.Duration(*secs * float64(time.Second)), Evals: *evals,
-			Timeout: time.Duration(*timeout * float64(time.Second)), Fixed: fixed, Runs: *runs, Builds: *builds, ReadyFirst: *order == "ready",
+			Timeout: time.Duration(*timeout * float64(time.Second)), Fixed: fixed, Runs: *runs, Builds: ahead, ReadyFirst: readyFirst,
 		},
 	}, nil
 }
@@ -185,16 +183,13 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute)
 	sp := r.Spent
 	fmt.Fprintf(w, "time          waiting for builds %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
-		sp.Build.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), max(0, (r.Elapsed-sp.Build-sp.Run-sp.Check).Seconds()))
+		sp.Build.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
 	f := r.Failures
 	fmt.Fprintf(w, "failures      illegal %d, compile %d, launch %d, wrong %d, timeout %d\n", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)
 	fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s)\n", t.BaselineMs, gflops(inst.FLOPs, t.BaselineMs))
-	switch {
-	case t.Best == nil && r.Evaluations == 0:
-		fmt.Fprintf(w, "best          none: the budget ended before any variant ran\n")
-	case t.Best == nil:
-		fmt.Fprintf(w, "best          none: no variant ran correctly\n")
-	default:
+	if t.Best == nil {
+		fmt.Fprintf(w, "best          none: %s\n", bench.NoResult(r.Evaluations))
+	} else {
 		fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx\n", r.BestMs, gflops(inst.FLOPs, r.BestMs), t.Speedup())
 		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
 	}
@@ -240,6 +235,22 @@ func writeTuning(cfg *tuneConfig, t *hpl.Tuning) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// buildFlags defines --builds and --order on fs, for tune and bench; the
+// function it returns reads them after parsing.
+func buildFlags(fs *flag.FlagSet) func() (builds int, readyFirst bool, err error) {
+	order := fs.String("order", "proposed", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
+	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2)")
+	return func() (int, bool, error) {
+		if *order != "proposed" && *order != "ready" {
+			return 0, false, fmt.Errorf("--order %q: want proposed or ready", *order)
+		}
+		if *builds < 0 {
+			return 0, false, fmt.Errorf("--builds %d: must not be negative", *builds)
+		}
+		return *builds, *order == "ready", nil
+	}
 }
 
 // parsePins reads "name=value,..." into a map, checking the names.
