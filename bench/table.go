@@ -69,7 +69,7 @@ var Paper = struct {
 }
 
 // Reference is a vendor library's time for a square SGEMM of size n, as
-// printed by shared/reference/cublas_sgemm.py.
+// printed by bench/reference/cublas_sgemm.py.
 type Reference struct {
 	N      int
 	Ms     float64

@@ -1,4 +1,4 @@
-# e4-style (scalar, A row-major padded, B chunks of 4) with options: prefetch, tile shapes
+# f* and g* variants of the layout experiment: scalar, A row-major padded, B in chunks of vw; options: register prefetch, tile shapes, padded B rows (padB)
 def kern(lx, ly, tm, tn, bk, prefetch, vw=4, padB=0):
     bm, bn = ly*tm, lx*tn
     nt = lx*ly
@@ -56,6 +56,18 @@ def kern(lx, ly, tm, tn, bk, prefetch, vw=4, padB=0):
     return "\n".join(o) + "\n"
 n = 4096
 V = [
+ ("f1_16x16_bk16", 16,16,8,8,16,False,4,0),
+ ("f2_16x16_bk16_pf", 16,16,8,8,16,True,4,0),
+ ("f3_16x16_bk8_pf", 16,16,8,8,8,True,4,0),
+ ("f4_16x16_bk32", 16,16,8,8,32,False,4,0),
+ ("f5_32x8_bk16", 32,8,8,8,16,False,4,0),
+ ("f6_32x8_bk16_pf", 32,8,8,8,16,True,4,0),
+ ("f7_16x16_bk16_vw1", 16,16,8,8,16,False,1,0),
+ ("f8_16x16_bk16_vw2", 16,16,8,8,16,False,2,0),
+ ("f9_16x16_bk16_vw1_pf", 16,16,8,8,16,True,1,0),
+ ("f10_32x8_bk32_vw1_pf", 32,8,8,8,32,True,1,0),
+ ("f11_16x8_bk16_pf", 16,8,8,8,16,True,4,0),
+ ("f12_16x16_t8x16_bk16_pf", 16,16,8,16,16,True,4,0),
  ("g0_f8", 16,16,8,8,16,False,2,0),
  ("g1_f8_padB", 16,16,8,8,16,False,2,1),
  ("g2_32x8_bk16", 32,8,8,8,16,False,2,0),
