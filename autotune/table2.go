@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hplopt/hplopt/transforms"
@@ -29,7 +28,7 @@ type Table2Spec struct {
 	// Fixed pins parameters to one value each, whether or not the value is
 	// among the candidates (the passes still judge it legal or not); the
 	// search then runs over the others. Default nil: nothing pinned.
-	Fixed map[string]int
+	Fixed map[transforms.Name]int
 }
 
 // Limits of the Table 2 ranges.
@@ -104,7 +103,7 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 	if maxWG <= 0 {
 		maxWG = maxLocal
 	}
-	axis := func(prefix string, d int) string { return prefix + "xyz"[d:d+1] }
+	name := func(n transforms.Name) string { return string(n) }
 
 	var params []Param
 	for d := 0; d < dims; d++ {
@@ -115,17 +114,17 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 				r = append(r, b)
 			}
 		}
-		params = append(params, Param{Name: axis("bsz", d), Range: func(Point) []int { return r }})
+		params = append(params, Param{Name: name(transforms.Block(d)), Range: func(Point) []int { return r }})
 	}
 	{
 		// fullunroll and interleave only act on blocks of several points.
 		var deps []string
 		for d := 0; d < dims; d++ {
-			deps = append(deps, axis("bsz", d))
+			deps = append(deps, name(transforms.Block(d)))
 		}
 		blockFlag := func(p Point) []int {
-			for _, name := range deps {
-				if p.Get(name) > 1 {
+			for _, n := range deps {
+				if p.Get(n) > 1 {
 					return []int{0, 1}
 				}
 			}
@@ -133,12 +132,12 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 		}
 		runs := func(p Point) []int {
 			r := []int{1}
-			if p.Get("interleave") == 0 {
+			if p.Get(name(transforms.Interleave)) == 0 {
 				return r
 			}
 			largest := 1
-			for _, name := range deps {
-				largest = max(largest, p.Get(name))
+			for _, n := range deps {
+				largest = max(largest, p.Get(n))
 			}
 			for _, v := range []int{2, 4} {
 				if v < largest {
@@ -148,9 +147,9 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 			return r
 		}
 		params = append(params,
-			Param{Name: "fullunroll", Deps: deps, Range: blockFlag},
-			Param{Name: "interleave", Deps: deps, Range: blockFlag},
-			Param{Name: "vw", Deps: append([]string{"interleave"}, deps...), Range: runs})
+			Param{Name: name(transforms.FullUnroll), Deps: deps, Range: blockFlag},
+			Param{Name: name(transforms.Interleave), Deps: deps, Range: blockFlag},
+			Param{Name: name(transforms.VW), Deps: append([]string{name(transforms.Interleave)}, deps...), Range: runs})
 	}
 	for d := 0; d < dims; d++ {
 		n := spec.Domain[d]
@@ -158,16 +157,16 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 		if w := spec.MaxWorkItems[d]; w > 0 {
 			limit = min(limit, w)
 		}
-		bsz, lsz := axis("bsz", d), axis("lsz", d)
+		bsz, lsz := name(transforms.Block(d)), name(transforms.Local(d))
 		deps := []string{bsz}
 		for e := 0; e < d; e++ {
-			deps = append(deps, axis("lsz", e))
+			deps = append(deps, name(transforms.Local(e)))
 		}
 		params = append(params, Param{Name: lsz, Deps: deps, Range: func(p Point) []int {
 			blocks := ceilDiv(n, p.Get(bsz))
 			group := 1
-			for _, name := range deps[1:] {
-				group *= p.Get(name)
+			for _, n := range deps[1:] {
+				group *= p.Get(n)
 			}
 			var r []int
 			for l := 1; l <= limit && l <= maxWG/group; l *= 2 {
@@ -178,18 +177,18 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 			}
 			return r
 		}})
-		params = append(params, Param{Name: axis("sz", d), Deps: []string{bsz, lsz}, Range: func(p Point) []int {
+		params = append(params, Param{Name: name(transforms.Global(d)), Deps: []string{bsz, lsz}, Range: func(p Point) []int {
 			return globalSizes(ceilDiv(n, p.Get(bsz)), p.Get(lsz))
 		}})
 	}
 	for i, l := range spec.Loops {
 		r := tileSizes(l)
-		params = append(params, Param{Name: "tw" + strconv.Itoa(i), Range: func(Point) []int { return r }})
+		params = append(params, Param{Name: name(transforms.Tile(i)), Range: func(Point) []int { return r }})
 	}
 	if loops > 0 {
-		last := "tw" + strconv.Itoa(loops-1)
+		last := name(transforms.Tile(loops - 1))
 		length := spec.Loops[loops-1]
-		params = append(params, Param{Name: "uf", Deps: []string{last}, Range: func(p Point) []int {
+		params = append(params, Param{Name: name(transforms.UF), Deps: []string{last}, Range: func(p Point) []int {
 			t := p.Get(last)
 			if t == 0 {
 				t = length
@@ -210,25 +209,25 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 	if loops > 0 {
 		lmem = []int{0, 1}
 	}
-	params = append(params, Param{Name: "lmem", Range: func(Point) []int { return lmem }})
-	params = append(params, Param{Name: "lcopy", Deps: []string{"lmem"}, Range: func(p Point) []int {
-		if p.Get("lmem") == 1 {
+	params = append(params, Param{Name: name(transforms.LMem), Range: func(Point) []int { return lmem }})
+	params = append(params, Param{Name: name(transforms.LCopy), Deps: []string{name(transforms.LMem)}, Range: func(p Point) []int {
+		if p.Get(name(transforms.LMem)) == 1 {
 			return []int{0, 1}
 		}
 		return []int{0}
 	}})
 
-	for name := range spec.Fixed {
+	for n := range spec.Fixed {
 		found := false
 		for _, p := range params {
-			found = found || p.Name == name
+			found = found || p.Name == string(n)
 		}
 		if !found {
-			return nil, nil, fmt.Errorf("autotune: cannot pin %s: the kernel's Table 2 parameters are %s", name, paramNames(params))
+			return nil, nil, fmt.Errorf("autotune: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
 		}
 	}
 	for i := range params {
-		if v, ok := spec.Fixed[params[i].Name]; ok {
+		if v, ok := spec.Fixed[transforms.Name(params[i].Name)]; ok {
 			params[i].Range = func(Point) []int { return []int{v} }
 		}
 	}
@@ -239,10 +238,10 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 	names := s.Names()
 	toParams := func(p Point) transforms.Params {
 		var tp transforms.Params
-		for i, name := range names {
+		for i, n := range names {
 			if i < p.Len() {
 				// Only negative values fail, which no range holds.
-				_ = tp.Set(name, p.vals[i])
+				_ = tp.Set(transforms.Name(n), p.vals[i])
 			}
 		}
 		return tp

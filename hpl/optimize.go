@@ -43,9 +43,9 @@ type OptimizerSettings struct {
 	// Runs is the number of timed launches per variant (the median
 	// counts), after one warm-up. Default 0: 5.
 	Runs int
-	// Fixed pins optimizer parameters (transforms.Names) to values; the
+	// Fixed pins optimizer parameters to values; the
 	// search runs over the others. Default nil.
-	Fixed map[string]int
+	Fixed map[transforms.Name]int
 	// Builds is how many upcoming variants are built in parallel while
 	// one is measured. Default 0: 2. (On the H100 host, 8 builds made no
 	// more evaluations than 2 once NVIDIA's compiler cache was cold:
@@ -371,20 +371,23 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 	}
 	var out []map[string]int
 	for _, sh := range shapes[len(domain)] {
-		m := map[string]int{"fullunroll": 1, "interleave": 1, "vw": sh.vw, "lmem": sh.lmem, "lcopy": sh.lcopy, "uf": sh.uf}
+		m := map[transforms.Name]int{transforms.FullUnroll: 1, transforms.Interleave: 1, transforms.VW: sh.vw, transforms.LMem: sh.lmem, transforms.LCopy: sh.lcopy, transforms.UF: sh.uf}
 		for d, n := range domain {
-			a := string(rune('x' + d))
 			lsz, bsz := min(sh.local[d], n), min(sh.block[d], n)
 			blocks := (n + bsz - 1) / bsz
-			m["lsz"+a], m["bsz"+a], m["sz"+a] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
+			m[transforms.Local(d)], m[transforms.Block(d)], m[transforms.Global(d)] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
 		}
 		for i, l := range loops {
-			m[fmt.Sprintf("tw%d", i)] = min(l, sh.tile)
+			m[transforms.Tile(i)] = min(l, sh.tile)
 		}
 		if len(loops) == 0 {
-			m["lmem"], m["lcopy"], m["uf"] = 0, 0, 1
+			m[transforms.LMem], m[transforms.LCopy], m[transforms.UF] = 0, 0, 1
 		}
-		out = append(out, m)
+		pt := map[string]int{}
+		for n, v := range m {
+			pt[string(n)] = v
+		}
+		out = append(out, pt)
 	}
 	return out
 }

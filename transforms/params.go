@@ -40,43 +40,137 @@ type Params struct {
 	LoopCopy bool
 }
 
-// names lists every parameter name in a fixed order.
-var names = []string{"szx", "szy", "szz", "lszx", "lszy", "lszz", "bszx", "bszy", "bszz", "fullunroll", "interleave", "vw", "tw0", "tw1", "tw2", "uf", "lmem", "lcopy"}
+// Name is the name of one optimizer parameter, as the command line, the
+// search space and the reports spell it. The parameters are defined once,
+// here: their names are the constants below and their meanings Defs.
+type Name string
+
+// The parameters of the paper's Table 2 and hplopt's extensions to it.
+const (
+	SzX, SzY, SzZ    Name = "szx", "szy", "szz"    // work-items per dimension of the global domain
+	LszX, LszY, LszZ Name = "lszx", "lszy", "lszz" // work-items per work-group and dimension
+	BszX, BszY, BszZ Name = "bszx", "bszy", "bszz" // points per block (coarsening) per dimension
+	FullUnroll       Name = "fullunroll"           // unroll the loops over the points of a block
+	Interleave       Name = "interleave"           // place a work-item's points lsz apart
+	VW               Name = "vw"                   // runs of vw points side by side in an interleaved block
+	Tw0, Tw1, Tw2    Name = "tw0", "tw1", "tw2"    // tile size per compute loop, outermost first
+	UF               Name = "uf"                   // unroll factor of the innermost compute loop
+	LMem             Name = "lmem"                 // stage arrays in local memory
+	LCopy            Name = "lcopy"                // copies into local memory as loops, not straight-line code
+)
+
+// Global, Local and Block return the name of the global size, the local
+// size and the block size along dimension d (0 = x, 1 = y, 2 = z).
+func Global(d int) Name { return [3]Name{SzX, SzY, SzZ}[d] }
+
+// Local returns the name of the local size along dimension d.
+func Local(d int) Name { return [3]Name{LszX, LszY, LszZ}[d] }
+
+// Block returns the name of the block size along dimension d.
+func Block(d int) Name { return [3]Name{BszX, BszY, BszZ}[d] }
+
+// Tile returns the name of the tile size of compute loop i (0 outermost).
+func Tile(i int) Name { return [3]Name{Tw0, Tw1, Tw2}[i] }
+
+// Def describes one parameter.
+type Def struct {
+	Name Name
+	// Bool marks a flag (0 or 1); the others are non-negative integers.
+	Bool bool
+	// Dim is the global dimension the parameter belongs to (0 to 2), or
+	// -1; Loop the compute loop (0 to 2), or -1.
+	Dim, Loop int
+	// Doc says what the parameter does, in one line.
+	Doc string
+}
+
+// defs lists every parameter in the fixed order of Names, reports and
+// the command line.
+var defs = []Def{
+	{SzX, false, 0, -1, "global size along x (work-items)"},
+	{SzY, false, 1, -1, "global size along y (work-items)"},
+	{SzZ, false, 2, -1, "global size along z (work-items)"},
+	{LszX, false, 0, -1, "local size along x (work-items per work-group)"},
+	{LszY, false, 1, -1, "local size along y (work-items per work-group)"},
+	{LszZ, false, 2, -1, "local size along z (work-items per work-group)"},
+	{BszX, false, 0, -1, "points per block along x (coarsening)"},
+	{BszY, false, 1, -1, "points per block along y (coarsening)"},
+	{BszZ, false, 2, -1, "points per block along z (coarsening)"},
+	{FullUnroll, true, -1, -1, "unroll the loops over the points of a block"},
+	{Interleave, true, -1, -1, "place a work-item's points lsz apart (extension)"},
+	{VW, false, -1, -1, "with interleave, keep runs of vw points side by side (extension)"},
+	{Tw0, false, -1, 0, "tile size of compute loop 0 (outermost), 0 = not tiled"},
+	{Tw1, false, -1, 1, "tile size of compute loop 1, 0 = not tiled"},
+	{Tw2, false, -1, 2, "tile size of compute loop 2, 0 = not tiled"},
+	{UF, false, -1, -1, "unroll factor of the innermost compute loop"},
+	{LMem, true, -1, -1, "stage arrays in local memory"},
+	{LCopy, true, -1, -1, "with lmem, copy tiles in loops the compiler unrolls instead of straight-line code (extension)"},
+}
+
+// Defs returns the definitions of every parameter, in their fixed order.
+func Defs() []Def { return append([]Def(nil), defs...) }
 
 // Names returns the parameter names in their fixed order.
-func Names() []string { return append([]string(nil), names...) }
+func Names() []Name {
+	out := make([]Name, len(defs))
+	for i, d := range defs {
+		out[i] = d.Name
+	}
+	return out
+}
 
-func (p *Params) field(name string) (*int, *bool) {
+// Lookup returns the parameter named s, or an error listing the known names.
+func Lookup(s string) (Name, error) {
+	for _, d := range defs {
+		if string(d.Name) == s {
+			return d.Name, nil
+		}
+	}
+	return "", fmt.Errorf("transforms: unknown parameter %q (known: %s)", s, knownNames())
+}
+
+func knownNames() string {
+	var b strings.Builder
+	for i, d := range defs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(d.Name))
+	}
+	return b.String()
+}
+
+func (p *Params) field(name Name) (*int, *bool) {
 	switch name {
-	case "szx", "szy", "szz":
+	case SzX, SzY, SzZ:
 		return &p.Global[name[2]-'x'], nil
-	case "lszx", "lszy", "lszz":
+	case LszX, LszY, LszZ:
 		return &p.Local[name[3]-'x'], nil
-	case "bszx", "bszy", "bszz":
+	case BszX, BszY, BszZ:
 		return &p.Block[name[3]-'x'], nil
-	case "tw0", "tw1", "tw2":
+	case Tw0, Tw1, Tw2:
 		return &p.Tile[name[2]-'0'], nil
-	case "uf":
+	case UF:
 		return &p.Unroll, nil
-	case "vw":
+	case VW:
 		return &p.Chunk, nil
-	case "fullunroll":
+	case FullUnroll:
 		return nil, &p.FullUnroll
-	case "interleave":
+	case Interleave:
 		return nil, &p.Interleave
-	case "lmem":
+	case LMem:
 		return nil, &p.LocalMem
-	case "lcopy":
+	case LCopy:
 		return nil, &p.LoopCopy
 	}
 	return nil, nil
 }
 
 // Get returns the value of the named parameter (booleans as 0 or 1).
-func (p Params) Get(name string) (int, error) {
+func (p Params) Get(name Name) (int, error) {
 	i, b := p.field(name)
 	switch {
-	case name == "vw" && *i == 0:
+	case name == VW && *i == 0:
 		return 1, nil // unset: single points
 	case i != nil:
 		return *i, nil
@@ -86,18 +180,18 @@ func (p Params) Get(name string) (int, error) {
 		}
 		return 0, nil
 	}
-	return 0, fmt.Errorf("transforms: unknown parameter %q (known: %s)", name, strings.Join(names, ", "))
+	return 0, fmt.Errorf("transforms: unknown parameter %q (known: %s)", name, knownNames())
 }
 
 // Set sets the named parameter (booleans from 0 or 1).
-func (p *Params) Set(name string, v int) error {
+func (p *Params) Set(name Name, v int) error {
 	i, b := p.field(name)
 	switch {
 	case i != nil:
 		if v < 0 {
 			return fmt.Errorf("transforms: parameter %s = %d: must not be negative", name, v)
 		}
-		if name == "vw" && v == 1 {
+		if name == VW && v == 1 {
 			v = 0 // one canonical form for single points
 		}
 		*i = v
@@ -107,7 +201,7 @@ func (p *Params) Set(name string, v int) error {
 		}
 		*b = v == 1
 	default:
-		return fmt.Errorf("transforms: unknown parameter %q (known: %s)", name, strings.Join(names, ", "))
+		return fmt.Errorf("transforms: unknown parameter %q (known: %s)", name, knownNames())
 	}
 	return nil
 }
@@ -118,63 +212,134 @@ func (p Params) Map(dims, loops int) map[string]int {
 	m := map[string]int{}
 	for _, n := range Relevant(dims, loops) {
 		v, _ := p.Get(n)
-		m[n] = v
+		m[string(n)] = v
 	}
 	return m
 }
 
-// Relevant lists the parameter names that matter for a kernel of the given
-// number of global dimensions and compute loops.
-func Relevant(dims, loops int) []string {
-	var out []string
-	for _, n := range names {
+// Relevant lists the parameters that matter for a kernel of the given
+// number of global dimensions and compute loops, in their fixed order.
+func Relevant(dims, loops int) []Name {
+	var out []Name
+	for _, d := range defs {
 		switch {
-		case strings.HasPrefix(n, "tw"):
-			if int(n[2]-'0') >= loops {
-				continue
-			}
-		case n == "uf":
-			if loops == 0 {
-				continue
-			}
-		case n[len(n)-1] >= 'x' && n[len(n)-1] <= 'z' && n != "fullunroll" && n != "interleave" && n != "vw" && n != "lcopy":
-			if int(n[len(n)-1]-'x') >= dims {
-				continue
-			}
+		case d.Dim >= dims, d.Loop >= loops, d.Name == UF && loops == 0:
+			continue
 		}
-		out = append(out, n)
+		out = append(out, d.Name)
 	}
 	return out
 }
 
 // ParseParams reads "name=value,name=value" into p, on top of the values p
-// already has.
+// already has. Values are integers, or true/false for flags.
 func ParseParams(s string, p *Params) error {
-	for _, kv := range strings.Split(s, ",") {
-		kv = strings.TrimSpace(kv)
-		if kv == "" {
-			continue
-		}
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok {
-			return fmt.Errorf("transforms: parameter %q: want name=value", kv)
-		}
-		v, err := strconv.Atoi(strings.TrimSpace(val))
-		if err != nil {
-			if b, berr := strconv.ParseBool(strings.TrimSpace(val)); berr == nil {
-				v = 0
-				if b {
-					v = 1
-				}
-			} else {
-				return fmt.Errorf("transforms: parameter %s: %q is not a number", name, val)
-			}
-		}
-		if err := p.Set(strings.TrimSpace(name), v); err != nil {
+	pins, err := parse(s, false)
+	if err != nil {
+		return err
+	}
+	for _, kv := range pins {
+		if err := p.Set(kv.name, kv.v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ParsePins reads a list of pinned parameters, "name=value,name=value", as
+// the command line's --params gives it: every entry must be name=value
+// with a known name, a name may appear once, and each value must be one
+// the parameter can take (non-negative; 0 or 1 for a flag). The empty
+// string pins nothing.
+func ParsePins(s string) (map[Name]int, error) {
+	pins, err := parse(s, true)
+	if err != nil {
+		return nil, err
+	}
+	out := map[Name]int{}
+	for _, kv := range pins {
+		var p Params
+		if err := p.Set(kv.name, kv.v); err != nil {
+			return nil, err
+		}
+		out[kv.name], _ = p.Get(kv.name)
+	}
+	return out, nil
+}
+
+type pin struct {
+	name Name
+	v    int
+}
+
+// parse splits "name=value,..." into pins; strict rejects empty entries
+// and repeated names.
+func parse(s string, strict bool) ([]pin, error) {
+	var out []pin
+	seen := map[Name]bool{}
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			if strict {
+				return nil, fmt.Errorf("transforms: parameters %q: empty entry (want name=value,name=value)", s)
+			}
+			continue
+		}
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("transforms: parameter %q: want name=value", kv)
+		}
+		n, err := Lookup(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		if strict && seen[n] {
+			return nil, fmt.Errorf("transforms: parameter %s given twice", n)
+		}
+		seen[n] = true
+		val = strings.TrimSpace(val)
+		v, err := strconv.Atoi(val)
+		if err != nil {
+			b, berr := strconv.ParseBool(val)
+			if berr != nil {
+				return nil, fmt.Errorf("transforms: parameter %s: %q is not a number", n, val)
+			}
+			v = 0
+			if b {
+				v = 1
+			}
+		}
+		out = append(out, pin{n, v})
+	}
+	return out, nil
+}
+
+// Complete turns a partial setting into a whole one for prob: the
+// parameters given keep their values; an unset block size is 1, an unset
+// local size the single-point launch's (Baseline), and an unset global
+// size gives every block to one work-item.
+func Complete(prob *Problem, given map[Name]int) (Params, error) {
+	p := Baseline(prob)
+	for _, d := range defs {
+		if v, ok := given[d.Name]; ok {
+			if err := p.Set(d.Name, v); err != nil {
+				return p, err
+			}
+		}
+	}
+	for d := range prob.Domain {
+		if _, ok := given[Global(d)]; !ok {
+			if p.Block[d] <= 0 || p.Local[d] <= 0 {
+				return p, illegal("%s and %s must be at least 1", Block(d), Local(d))
+			}
+			blocks := (prob.Domain[d] + p.Block[d] - 1) / p.Block[d]
+			p.Global[d] = (blocks + p.Local[d] - 1) / p.Local[d] * p.Local[d]
+		}
+	}
+	return p, nil
 }
 
 // Format prints the given map of parameters as name=value pairs in the
@@ -185,8 +350,8 @@ func Format(m map[string]int) string {
 		keys = append(keys, k)
 	}
 	order := map[string]int{}
-	for i, n := range names {
-		order[n] = i
+	for i, d := range defs {
+		order[string(d.Name)] = i
 	}
 	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
 	var b strings.Builder

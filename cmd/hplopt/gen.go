@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/hplopt/hplopt/codegen"
@@ -20,33 +19,9 @@ func init() {
 
 const genUsage = "usage: hplopt gen KERNEL [-d DEVICE] [--size tiny|S|M|L] [-n N[,N...]] [-k K[,K...]] [--params name=value,...]"
 
-// settingOf completes the parameters given by name: an unset block size is
-// 1, an unset local size the single-point default, an unset global size
-// gives every block to one work-item.
-func settingOf(prob *transforms.Problem, given map[string]int) (transforms.Params, error) {
-	p := transforms.Baseline(prob)
-	names := make([]string, 0, len(given))
-	for n := range given {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if err := p.Set(n, given[n]); err != nil {
-			return p, err
-		}
-	}
-	for d := range prob.Domain {
-		if _, ok := given[fmt.Sprintf("sz%c", 'x'+d)]; !ok {
-			blocks := (prob.Domain[d] + p.Block[d] - 1) / p.Block[d]
-			p.Global[d] = (blocks + p.Local[d] - 1) / p.Local[d] * p.Local[d]
-		}
-	}
-	return p, nil
-}
-
 // variantOf turns run's --params into the variant to run.
 func variantOf(cfg *runConfig) error {
-	given, err := parsePins(cfg.Params)
+	given, err := transforms.ParsePins(cfg.Params)
 	if err != nil {
 		return err
 	}
@@ -58,7 +33,7 @@ func variantOf(cfg *runConfig) error {
 	if err != nil {
 		return err
 	}
-	p, err := settingOf(prob, given)
+	p, err := transforms.Complete(prob, given)
 	if err != nil {
 		return err
 	}
@@ -104,7 +79,7 @@ func genVerb(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	given, err := parsePins(*params)
+	given, err := transforms.ParsePins(*params)
 	if err != nil {
 		return fail(err)
 	}
@@ -117,7 +92,7 @@ func genVerb(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hplopt gen: %v\n", err)
 		return 1
 	}
-	p, err := settingOf(prob, given)
+	p, err := transforms.Complete(prob, given)
 	if err != nil {
 		return fail(err)
 	}

@@ -102,7 +102,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	fixed, err := parsePins(*pins)
+	fixed, err := transforms.ParsePins(*pins)
 	if err != nil {
 		return nil, err
 	}
@@ -251,22 +251,4 @@ func buildFlags(fs *flag.FlagSet) func() (builds int, readyFirst bool, err error
 		}
 		return *builds, *order == "ready", nil
 	}
-}
-
-// parsePins reads "name=value,..." into a map, checking the names.
-func parsePins(s string) (map[string]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var p transforms.Params
-	out := map[string]int{}
-	for _, kv := range strings.Split(s, ",") {
-		name, _, _ := strings.Cut(kv, "=")
-		if err := transforms.ParseParams(kv, &p); err != nil {
-			return nil, err
-		}
-		v, _ := p.Get(strings.TrimSpace(name))
-		out[strings.TrimSpace(name)] = v
-	}
-	return out, nil
 }

@@ -1,0 +1,86 @@
+package transforms_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hplopt/hplopt/transforms"
+)
+
+func TestParsePins(t *testing.T) {
+	got, err := transforms.ParsePins(" lszx=16, lmem=true,vw=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[transforms.LszX] != 16 || got[transforms.LMem] != 1 || got[transforms.VW] != 1 || len(got) != 3 {
+		t.Errorf("ParsePins = %v", got)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{",", "empty entry"},
+		{"lszx=1,,uf=2", "empty entry"},
+		{"lszx=1,lszx=2", "given twice"},
+		{"foo=1", `unknown parameter "foo"`},
+		{"lszx", "want name=value"},
+		{"uf=x", "not a number"},
+		{"lmem=2", "must be 0 or 1"},
+		{"bszx=-1", "must not be negative"},
+	} {
+		if _, err := transforms.ParsePins(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParsePins(%q) = %v, want an error with %q", tc.in, err, tc.want)
+		}
+	}
+	if m, err := transforms.ParsePins(""); err != nil || len(m) != 0 {
+		t.Errorf("ParsePins(\"\") = %v, %v", m, err)
+	}
+}
+
+func TestVocabulary(t *testing.T) {
+	seen := map[transforms.Name]bool{}
+	for _, d := range transforms.Defs() {
+		if seen[d.Name] || d.Doc == "" {
+			t.Errorf("parameter %q: repeated or undocumented", d.Name)
+		}
+		seen[d.Name] = true
+		if n, err := transforms.Lookup(string(d.Name)); err != nil || n != d.Name {
+			t.Errorf("Lookup(%q) = %q, %v", d.Name, n, err)
+		}
+		var p transforms.Params
+		if err := p.Set(d.Name, 1); err != nil {
+			t.Errorf("Set(%s, 1): %v", d.Name, err)
+		}
+		if v, err := p.Get(d.Name); err != nil || v != 1 {
+			t.Errorf("Get(%s) = %d, %v after Set 1", d.Name, v, err)
+		}
+	}
+	for d := 0; d < 3; d++ {
+		for _, n := range []transforms.Name{transforms.Global(d), transforms.Local(d), transforms.Block(d), transforms.Tile(d)} {
+			if !seen[n] {
+				t.Errorf("%q is not a defined parameter", n)
+			}
+		}
+	}
+	if got := len(transforms.Relevant(2, 1)); got != 13 {
+		t.Errorf("Relevant(2, 1) has %d names, want 13", got)
+	}
+}
+
+func TestCompleteRejectsZeroSizes(t *testing.T) {
+	prob := &transforms.Problem{Domain: []int{64, 64}}
+	for _, pins := range []string{"lszx=0", "bszy=0"} {
+		given, err := transforms.ParsePins(pins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := transforms.Complete(prob, given); !errors.Is(err, transforms.ErrIllegal) {
+			t.Errorf("Complete(%s) = %v, want an illegal-setting error", pins, err)
+		}
+	}
+	p, err := transforms.Complete(prob, map[transforms.Name]int{transforms.BszX: 4, transforms.LszX: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Global[0] != 16 || p.Global[1] != 64 {
+		t.Errorf("Complete: global %v, want [16 64 ...]", p.Global)
+	}
+}
