@@ -15,6 +15,7 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/genetic"
+	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/opencl"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -23,7 +24,8 @@ import (
 // paper's OptimizerSettings. The zero value searches with the genetic
 // algorithm for 60 seconds with seed 1.
 type OptimizerSettings struct {
-	// Strategy is "genetic", "random" or "exhaustive". Default "": genetic.
+	// Strategy names a search strategy of package strategies (a unique
+	// prefix is enough). Default "": strategies.Default.
 	Strategy string
 	// Seed makes the search reproducible. Default 0: 1.
 	Seed uint64
@@ -58,12 +60,9 @@ type OptimizerSettings struct {
 	ReadyFirst bool
 }
 
-// Strategies lists the search strategies by name.
-var Strategies = []string{"genetic", "random", "exhaustive"}
-
 func (s OptimizerSettings) withDefaults() OptimizerSettings {
 	if s.Strategy == "" {
-		s.Strategy = "genetic"
+		s.Strategy = strategies.Default
 	}
 	if s.Seed == 0 {
 		s.Seed = 1
@@ -119,8 +118,8 @@ func (s *OptimizerSettings) set(name, val string) error {
 	fs.Uint64Var(&seed, "seed", 0, "")
 	switch name {
 	case "s":
-		st, err := StrategyName(val)
-		s.Strategy = st
+		st, err := strategies.Lookup(val)
+		s.Strategy = st.Name
 		return err
 	case "t":
 		if err := fs.Parse([]string{"-t", val}); err != nil || secs <= 0 {
@@ -139,17 +138,6 @@ func (s *OptimizerSettings) set(name, val string) error {
 		s.Seed = seed
 	}
 	return nil
-}
-
-// StrategyName resolves a strategy name or a prefix of one (the paper's
-// "-s g[enetic]").
-func StrategyName(s string) (string, error) {
-	for _, name := range Strategies {
-		if s != "" && strings.HasPrefix(name, strings.ToLower(s)) {
-			return name, nil
-		}
-	}
-	return "", fmt.Errorf("hpl: unknown search strategy %q (known: %s)", s, strings.Join(Strategies, ", "))
 }
 
 // Tuning is the outcome of a search.
@@ -199,9 +187,11 @@ func (t *Tuning) JSON() *autotune.JSONReport {
 func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...any) (t *Tuning, err error) {
 	defer e.guard(&err)
 	set = set.withDefaults()
-	if _, err := StrategyName(set.Strategy); err != nil {
+	info, err := strategies.Lookup(set.Strategy)
+	if err != nil {
 		return nil, err
 	}
+	set.Strategy = info.Name
 	if e.variant != nil {
 		return nil, e.fail("Tune starts from the kernel as written; do not set a Variant")
 	}
@@ -240,24 +230,16 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	// beat: a variant four times slower than it is timed once, not Runs times.
 	eval := &evaluator{prob: prob, toParams: toParams, w: w, made: map[string]made{}, keep: 2*builds + 4, best: base}
 	r := autotune.NewRand(set.Seed)
-	var strat autotune.Strategy
-	switch set.Strategy {
-	case "random":
-		strat = autotune.NewRandom(space, r)
-	case "exhaustive":
-		strat = autotune.NewExhaustive(space)
-	default:
-		gs := set.Genetic
-		if pt, err := space.PointOf(transforms.Baseline(prob).Map(len(global), len(loops))); err == nil {
-			gs.Seeds = append(gs.Seeds, space.Repair(pt))
-		}
-		for _, m := range canonicalSeeds(global, loops, dev.Type&opencl.CPU != 0) {
-			if pt, err := space.PointOf(m); err == nil {
-				gs.Seeds = append(gs.Seeds, space.Repair(pt))
-			}
-		}
-		strat = genetic.New(space, r, gs)
+	opt := strategies.Options{Genetic: set.Genetic}
+	if pt, err := space.PointOf(transforms.Baseline(prob).Map(len(global), len(loops))); err == nil {
+		opt.Seeds = append(opt.Seeds, space.Repair(pt))
 	}
+	for _, m := range canonicalSeeds(global, loops, dev.Type&opencl.CPU != 0) {
+		if pt, err := space.PointOf(m); err == nil {
+			opt.Seeds = append(opt.Seeds, space.Repair(pt))
+		}
+	}
+	strat := info.New(space, r, opt)
 	rep, err := autotune.Tune(ctx, autotune.Settings{Budget: set.Time, MaxEvals: set.Evals, Seed: set.Seed, Progress: set.Progress, Lookahead: builds, ReadyFirst: set.ReadyFirst}, space, strat, eval)
 	if rep == nil {
 		return nil, err

@@ -112,7 +112,7 @@ func parseBench(args []string) (*benchConfig, error) {
 		cfg.Classes = append(cfg.Classes, c)
 	}
 	for _, s := range splitList(*strategies) {
-		st, err := hpl.StrategyName(s)
+		st, err := strategyName(s)
 		if err != nil {
 			return nil, err
 		}

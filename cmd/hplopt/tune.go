@@ -17,6 +17,7 @@ import (
 	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -43,7 +44,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 	class := fs.String("size", "", "size class: tiny, S, M or L (the paper's Table 3)")
 	fs.Var(&n, "n", "points per global dimension, x first")
 	fs.Var(&k, "k", "compute loop lengths, outermost first")
-	strategy := fs.String("s", "genetic", "search strategy: genetic, random or exhaustive (a prefix is enough)")
+	strategy := fs.String("s", strategies.Default, "search strategy: "+strings.Join(strategies.Names(), ", ")+" (a prefix is enough)")
 	secs := fs.Float64("t", 60, "search time budget in seconds")
 	evals := fs.Int("e", 0, "largest number of evaluations (0: no limit)")
 	seed := fs.Uint64("seed", 1, "seed of the search")
@@ -88,7 +89,7 @@ func parseTune(args []string) (*tuneConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := hpl.StrategyName(*strategy)
+	st, err := strategyName(*strategy)
 	if err != nil {
 		return nil, err
 	}
@@ -251,4 +252,10 @@ func buildFlags(fs *flag.FlagSet) func() (builds int, readyFirst bool, err error
 		}
 		return *builds, *order == "ready", nil
 	}
+}
+
+// strategyName resolves a strategy's name or prefix (-s g).
+func strategyName(s string) (string, error) {
+	info, err := strategies.Lookup(s)
+	return info.Name, err
 }

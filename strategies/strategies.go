@@ -1,0 +1,119 @@
+// Package strategies is the one registry of search strategies: the name
+// each is known by (on the command line, in settings, reports and docs),
+// a one-line description, and how to make one for a space. Package
+// optimizer searches with them on a device, and a replay of recorded
+// measurements searches with the same constructors, so a strategy behaves
+// the same live and replayed.
+//
+// It imports only the search packages (autotune and the strategies'
+// own packages), never OpenCL.
+package strategies
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/genetic"
+)
+
+// Names of the registered strategies.
+const (
+	Genetic    = "genetic"
+	Random     = "random"
+	Exhaustive = "exhaustive"
+)
+
+// Default is the strategy used when none is named.
+const Default = Genetic
+
+// Options are what a strategy may use beside its space and random source.
+// The zero value works for every strategy.
+type Options struct {
+	// Seeds are points worth evaluating first (the single-point setting,
+	// canonical shapes); strategies that start from a population or a
+	// current point use them, others ignore them. Default none.
+	Seeds []autotune.Point
+	// Genetic tunes the genetic algorithm (its Seeds are appended to
+	// Seeds above). Default: genetic.Settings{}.
+	Genetic genetic.Settings
+}
+
+// Info describes a registered strategy.
+type Info struct {
+	Name string
+	Doc  string // one line: what it does and its defaults
+	New  func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy
+}
+
+var registry = []Info{
+	{Genetic, "the paper's genetic algorithm: populations of 20, tournaments of 3, crossover 0.9, mutation 0.1, 2 elites; seeded with the single-point setting and canonical shapes",
+		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+			gs := opt.Genetic
+			gs.Seeds = append(append([]autotune.Point(nil), opt.Seeds...), gs.Seeds...)
+			return genetic.New(space, r, gs)
+		}},
+	{Random, "uniform random sampling without repetition: the baseline every other strategy is compared with",
+		func(space *autotune.Space, r *rand.Rand, _ Options) autotune.Strategy {
+			return autotune.NewRandom(space, r)
+		}},
+	{Exhaustive, "every point of the space in order",
+		func(space *autotune.Space, _ *rand.Rand, _ Options) autotune.Strategy {
+			return autotune.NewExhaustive(space)
+		}},
+}
+
+// All returns the registered strategies, the default first.
+func All() []Info { return append([]Info(nil), registry...) }
+
+// Names returns the names of the registered strategies, the default first.
+func Names() []string {
+	out := make([]string, len(registry))
+	for i, s := range registry {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Lookup resolves a strategy's name or a prefix of one (the paper's
+// "-s g[enetic]"); the empty string is the default.
+func Lookup(name string) (Info, error) {
+	if name == "" {
+		name = Default
+	}
+	name = strings.ToLower(name)
+	var found []Info
+	for _, s := range registry {
+		if s.Name == name {
+			return s, nil
+		}
+		if strings.HasPrefix(s.Name, name) {
+			found = append(found, s)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	if len(found) > 1 {
+		return Info{}, fmt.Errorf("strategies: %q is a prefix of several strategies (%s)", name, join(found))
+	}
+	return Info{}, fmt.Errorf("strategies: unknown search strategy %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+func join(ss []Info) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// New makes the named strategy (a name or a unique prefix) for space.
+func New(name string, space *autotune.Space, r *rand.Rand, opt Options) (autotune.Strategy, error) {
+	s, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.New(space, r, opt), nil
+}
