@@ -15,8 +15,8 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/genetic"
-	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/opencl"
+	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
 
