@@ -1,0 +1,4 @@
+package hpl
+
+// CanonicalSeeds exposes canonicalSeeds to the external tests.
+var CanonicalSeeds = canonicalSeeds

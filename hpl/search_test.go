@@ -1,0 +1,136 @@
+package hpl_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/strategies"
+	"github.com/hplopt/hplopt/transforms"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/search")
+
+// synthetic is an evaluator whose result is a fixed function of the point:
+// a time from a hash of its key, and Illegal for one point in seven, so
+// that the genetic search's later generations, which follow the measured
+// times, are pinned without a device. It prepares nothing but says it can,
+// so Tune asks the strategy for upcoming points as it does on a device.
+type synthetic struct{}
+
+func (synthetic) Evaluate(_ context.Context, p autotune.Point) autotune.Result {
+	h := fnv.New64a()
+	h.Write([]byte(p.Key()))
+	v := h.Sum64()
+	if v%7 == 0 {
+		return autotune.Result{Outcome: autotune.Illegal}
+	}
+	return autotune.Result{Outcome: autotune.OK, Ms: 1 + float64(v%100000)/1000}
+}
+
+func (synthetic) Prepare(autotune.Point) {}
+
+// TestSearchSequence pins the sequence of settings each strategy evaluates
+// on the Table 2 space of MATMUL tiny, with the seeds of a CPU and of a GPU
+// device, for seed 1 under the synthetic evaluator: the optimizer's wiring
+// (space, seeds, registry, Tune) must keep proposing the same points. The
+// first 20 genetic points, and all 40 random and exhaustive ones, are those
+// `hplopt tune matmul -d CPU --size tiny -e 40 --seed 1` measured on PoCL.
+func TestSearchSequence(t *testing.T) {
+	b, _ := kernels.Get("matmul")
+	in, err := b.Instance(b.Sizes["tiny"], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := hpl.Specialize(b.Kernel, in.Args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fixed device limits (PoCL's), so that the space does not depend on
+	// the machine.
+	prob := &transforms.Problem{Kernel: k, Domain: in.Global, Ints: map[string]int{}, MaxWorkGroup: 4096, MaxWorkItems: [3]int{4096, 4096, 4096}, LocalMem: 1 << 20}
+	for i, p := range k.Params {
+		if p.Rank == 0 && p.Type == ast.Int {
+			prob.Ints[p.Name] = int(in.Args[i].(int32))
+		}
+	}
+	for _, c := range []struct {
+		strategy string
+		cpu      bool
+		evals    int
+	}{
+		{strategies.Genetic, true, 200},
+		{strategies.Genetic, false, 200},
+		{strategies.Random, true, 40},
+		{strategies.Exhaustive, true, 40},
+	} {
+		dev := "gpu"
+		if c.cpu {
+			dev = "cpu"
+		}
+		name := fmt.Sprintf("matmul-tiny-%s-%s", c.strategy, dev)
+		loops, err := transforms.LoopLengths(prob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		space, _, err := autotune.Table2(autotune.Table2Spec{Domain: prob.Domain, Loops: loops, MaxWorkGroup: prob.MaxWorkGroup, MaxWorkItems: prob.MaxWorkItems})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var opt strategies.Options
+		if pt, err := space.PointOf(transforms.Baseline(prob).Map(len(prob.Domain), len(loops))); err == nil {
+			opt.Seeds = append(opt.Seeds, space.Repair(pt))
+		}
+		for _, m := range hpl.CanonicalSeeds(prob.Domain, loops, c.cpu) {
+			if pt, err := space.PointOf(m); err == nil {
+				opt.Seeds = append(opt.Seeds, space.Repair(pt))
+			}
+		}
+		info, _ := strategies.Lookup(c.strategy)
+		strat := info.New(space, autotune.NewRand(1), opt)
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: c.evals, Seed: 1}, space, strat, synthetic{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSequence(t, name, rep)
+	}
+}
+
+// checkSequence compares the keys of the points rep evaluated with the
+// golden file testdata/search/NAME.txt.
+func checkSequence(t *testing.T, name string, rep *autotune.Report) {
+	t.Helper()
+	var got strings.Builder
+	for _, e := range rep.History {
+		fmt.Fprintln(&got, e.Point.Key())
+	}
+	file := filepath.Join("testdata", "search", name+".txt")
+	if *update {
+		if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if got.String() != string(want) {
+		g, w := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(g), len(w)) {
+			if g[i] != w[i] {
+				t.Fatalf("%s: evaluation %d is %s, want %s", name, i, g[i], w[i])
+			}
+		}
+		t.Fatalf("%s: %d evaluations, want %d", name, len(g)-1, len(w)-1)
+	}
+}
