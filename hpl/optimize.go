@@ -16,6 +16,7 @@ import (
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/genetic"
 	"github.com/hplopt/hplopt/opencl"
+	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -212,12 +213,12 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if err != nil {
 		return nil, err
 	}
-	ref := &autotune.Variant{Source: src, KernelName: k.Name, Global: global}
+	ref := &runner.Variant{Source: src, KernelName: k.Name, Global: global}
 	builds := set.Builds
 	if builds <= 0 {
 		builds = 2
 	}
-	w, err := autotune.StartWorker(ctx, aprob, ref, autotune.WorkerSettings{Device: dev.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Measure: autotune.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
+	w, err := runner.StartWorker(ctx, aprob, ref, runner.WorkerSettings{Device: dev.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Measure: runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +267,7 @@ func (e *Evaluation) OptimizerProblem(args ...any) (prob *transforms.Problem, er
 
 // problems builds the transforms' and the measurement's views of args and
 // returns the device they are for.
-func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Problem, *opencl.Device, error) {
+func (e *Evaluation) problems(args []any) (*transforms.Problem, *runner.Problem, *opencl.Device, error) {
 	k, err := e.Specialize(args...)
 	if err != nil {
 		return nil, nil, nil, err
@@ -287,10 +288,10 @@ func (e *Evaluation) problems(args []any) (*transforms.Problem, *autotune.Proble
 	for d := 0; d < len(dev.MaxWorkItemSizes) && d < 3; d++ {
 		prob.MaxWorkItems[d] = dev.MaxWorkItemSizes[d]
 	}
-	aprob := &autotune.Problem{}
+	aprob := &runner.Problem{}
 	written := writtenArrays(k)
 	for i, p := range k.Params {
-		arg := autotune.Arg{Name: p.Name, Type: p.Type}
+		arg := runner.Arg{Name: p.Name, Type: p.Type}
 		if p.Rank == 0 {
 			v, err := scalarArg(p, args[i])
 			if err != nil {
@@ -430,14 +431,14 @@ func (e *Evaluation) runOptimized(args []any) error {
 type evaluator struct {
 	prob     *transforms.Problem
 	toParams func(autotune.Point) transforms.Params
-	w        *autotune.Worker
+	w        *runner.Worker
 	made     map[string]made // generated variants not yet measured, by point
 	keep     int             // how many of them to remember at most
 	best     float64         // fastest verified time so far (at first the single-point kernel's), ms
 }
 
 type made struct {
-	v   autotune.Variant
+	v   runner.Variant
 	err error
 }
 
@@ -454,7 +455,7 @@ func (e *evaluator) generate(pt autotune.Point) made {
 	if err != nil {
 		return made{err: err}
 	}
-	return made{v: autotune.Variant{Source: src, KernelName: v.Kernel.Name, Global: v.Global, Local: v.Local}}
+	return made{v: runner.Variant{Source: src, KernelName: v.Kernel.Name, Global: v.Global, Local: v.Local}}
 }
 
 // Prepare generates pt's variant and has the worker build it ahead.

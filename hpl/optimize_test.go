@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/runner"
 )
 
 func TestMain(m *testing.M) {
-	autotune.MaybeWorker()
+	runner.MaybeWorker()
 	os.Exit(m.Run())
 }
 

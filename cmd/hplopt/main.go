@@ -6,10 +6,10 @@ package main
 import (
 	"os"
 
-	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/runner"
 )
 
 func main() {
-	autotune.MaybeWorker()
+	runner.MaybeWorker()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/runner"
 )
 
 func TestMain(m *testing.M) {
-	autotune.MaybeWorker()
+	runner.MaybeWorker()
 	os.Exit(m.Run())
 }
 

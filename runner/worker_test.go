@@ -1,4 +1,4 @@
-package autotune_test
+package runner_test
 
 import (
 	"context"
@@ -8,18 +8,19 @@ import (
 	"time"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/runner"
 )
 
 // TestMain lets the test binary serve as a measurement worker: the
-// Workers of these tests start it again with HPLOPT_WORKER=1.
+// Workers of these tests start it again, marked as a worker.
 func TestMain(m *testing.M) {
-	autotune.MaybeWorker()
+	runner.MaybeWorker()
 	os.Exit(m.Run())
 }
 
 // axpyHang never ends: it spins until x[i] < -1e30, which no element is,
 // and the compiler cannot know.
-var axpyHang = autotune.Variant{
+var axpyHang = runner.Variant{
 	KernelName: "axpy",
 	Global:     []int{axpyN},
 	Source: `__kernel void axpy(__global float *y, __global const float *x, float a, int n) {
@@ -33,25 +34,34 @@ var axpyHang = autotune.Variant{
 `,
 }
 
-// crashMark in a variant's source makes the worker exit with status 3
-// when it is asked to measure it (the HPLOPT_WORKER_EXIT_ON test hook),
-// as a crashing OpenCL driver would end it.
-const crashMark = "plant-crash"
+// Marks in a variant's source that make the worker fail on purpose (the
+// faults injected by startWorker): crashMark makes it exit with status 3
+// when it is asked to measure the variant, as a crashing OpenCL driver
+// would end it; hangBuildMark makes it hang before the build, as a
+// compiler that never returns would.
+const (
+	crashMark     = "plant-crash"
+	hangBuildMark = "plant-hung-build"
+)
 
-// startWorker starts a worker for the axpy problem with a 3 s run limit,
-// skipping the test when there is no OpenCL device.
-func startWorker(t *testing.T, ref autotune.Variant) (*autotune.Worker, error) {
+// startWorker starts a worker for the axpy problem with a 3 s run limit
+// and a 2 s build limit, skipping the test when there is no OpenCL device.
+func startWorker(t *testing.T, ref runner.Variant) (*runner.Worker, error) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts worker processes and waits for time limits")
 	}
 	p := axpyProblem()
-	newMeasurer(t, p, autotune.MeasureSettings{}).Close() // skips without a device
-	return autotune.StartWorker(context.Background(), p, &ref, autotune.WorkerSettings{
-		Timeout:       3 * time.Second,
-		TimeoutFactor: -1,
-		Env:           []string{"HPLOPT_WORKER_EXIT_ON=" + crashMark},
-	})
+	newMeasurer(t, p, runner.MeasureSettings{}).Close() // skips without a device
+	set := runner.WorkerSettings{
+		Timeout:        3 * time.Second,
+		TimeoutFactor:  -1,
+		CompileTimeout: 2 * time.Second,
+	}
+	runner.InjectFaults(&set,
+		runner.Fault{At: runner.AtBuild, Match: crashMark, Action: runner.ExitProcess},
+		runner.Fault{At: runner.AtBuild, Match: hangBuildMark, Action: runner.Hang})
+	return runner.StartWorker(context.Background(), p, &ref, set)
 }
 
 func TestWorker(t *testing.T) {
@@ -104,6 +114,12 @@ func TestWorker(t *testing.T) {
 	expect(t, "coarse after a crash", w.Measure(ctx, axpyCoarse("w3")), autotune.OK)
 	if n := w.Restarts(); n != 2 {
 		t.Errorf("Restarts() = %d after a crash, want 2", n)
+	}
+
+	expect(t, "hung build", w.Measure(ctx, axpyCoarse(hangBuildMark)), autotune.Compile, "did not finish within 2s", "worker killed")
+	expect(t, "coarse after a hung build", w.Measure(ctx, axpyCoarse("w3b")), autotune.OK)
+	if n := w.Restarts(); n != 3 {
+		t.Errorf("Restarts() = %d after a hung build, want 3", n)
 	}
 
 	// The caller's context ends a hanging variant too.

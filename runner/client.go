@@ -1,37 +1,33 @@
-package autotune
+package runner
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"math"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/autotune"
 )
 
 // Worker isolation: a variant that hangs the device or crashes the OpenCL
 // driver must not end a tuning run, so a Worker runs a Measurer in a child
 // process and measures variants through it.
 //
-// The child is the same executable, started again with HPLOPT_WORKER=1 in
-// its environment. A program that uses a Worker must call MaybeWorker at
-// the start of main (and a test binary at the start of TestMain): in the
-// child, MaybeWorker serves requests and exits; elsewhere it returns at
+// The child is the same executable, started again with a reserved first
+// argument (server.go). A program that uses a Worker must call MaybeWorker
+// at the start of main (and a test binary at the start of TestMain): in
+// the child, MaybeWorker serves requests and exits; elsewhere it returns at
 // once. The parent sends requests on the child's stdin and reads the
-// answers from file descriptor 3, both with encoding/gob, so that whatever
-// the OpenCL implementation prints on stdout cannot garble them; the
-// child's stdout and stderr are kept (the last few KiB, for the message of
-// a crash) and copied to WorkerSettings.Stderr.
+// answers from file descriptor 3, both with encoding/gob (wire.go), so
+// that whatever the OpenCL implementation prints on stdout cannot garble
+// them; the child's stdout and stderr are kept (the last few KiB, for the
+// message of a crash) and copied to WorkerSettings.Stderr.
 //
 // The conversation: the child says hello; the parent sends the setup (the
 // device spec, the Problem, the reference variant or the expected outputs,
@@ -50,33 +46,6 @@ import (
 // is not run again, and the baseline is kept). A child whose OpenCL state
 // may be damaged after a launch failure (an error after the kernel was
 // enqueued) is replaced the same way.
-
-const (
-	// workerEnv marks a process started as a worker.
-	workerEnv = "HPLOPT_WORKER"
-	// workerExitEnv is a test hook: a worker whose environment has
-	// HPLOPT_WORKER_EXIT_ON=s exits with status 3 when asked to measure a
-	// variant whose source contains s, as a crashing driver would end it.
-	workerExitEnv = "HPLOPT_WORKER_EXIT_ON"
-	// workerFD is the child's descriptor for its answers (ExtraFiles[0]).
-	workerFD = 3
-)
-
-// MaybeWorker turns the process into a measurement worker if a Worker
-// started it, and then exits; otherwise it returns at once. Call it first
-// in main, and in TestMain of tests that start workers:
-//
-//	func main() {
-//		autotune.MaybeWorker()
-//		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-//	}
-func MaybeWorker() {
-	if os.Getenv(workerEnv) != "1" {
-		return
-	}
-	out := os.NewFile(workerFD, "hplopt-worker-answers")
-	os.Exit(serve(os.Stdin, out))
-}
 
 // WorkerSettings configures a Worker. The zero value measures on the
 // default device with the default MeasureSettings and limits.
@@ -107,9 +76,10 @@ type WorkerSettings struct {
 	// stderr (OpenCL implementations' messages). Default nil: discarded,
 	// except for the last few KiB kept for the message of a crash.
 	Stderr io.Writer
-	// Env is added to the worker's environment (after the parent's).
-	// Default nil.
-	Env []string
+
+	// faults are failures the worker makes on purpose, for tests only
+	// (export_test.go).
+	faults []fault
 }
 
 func (s *WorkerSettings) timeout() time.Duration { return orDefault(s.Timeout, 10*time.Second) }
@@ -155,18 +125,18 @@ type Worker struct {
 // when the worker is ready. ref may be nil if set.Want holds the expected
 // outputs; there is no baseline then. ctx limits the start only.
 func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettings) (*Worker, error) {
-	if os.Getenv(workerEnv) == "1" {
-		return nil, errors.New("autotune: this process was started as a worker but does not serve: call autotune.MaybeWorker at the start of main (or TestMain)")
+	if isWorker() {
+		return nil, errors.New("runner: this process was started as a worker but does not serve: call runner.MaybeWorker at the start of main (or TestMain)")
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	if ref == nil && set.Want == nil {
-		return nil, errors.New("autotune: a worker needs a reference variant or the expected outputs (WorkerSettings.Want)")
+		return nil, errors.New("runner: a worker needs a reference variant or the expected outputs (WorkerSettings.Want)")
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("autotune: cannot find the executable to start a worker: %v", err)
+		return nil, fmt.Errorf("runner: cannot find the executable to start a worker: %v", err)
 	}
 	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}}
 	w.setup = wireSetup{
@@ -175,10 +145,11 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 		Tolerance: p.Tolerance,
 		Reference: ref,
 		Measure:   set.Measure,
+		Faults:    set.faults,
 	}
 	if set.Want != nil {
 		if len(set.Want) != len(p.Args) {
-			return nil, fmt.Errorf("autotune: %d expected outputs for %d arguments", len(set.Want), len(p.Args))
+			return nil, fmt.Errorf("runner: %d expected outputs for %d arguments", len(set.Want), len(p.Args))
 		}
 		w.setup.Want = wireArgs(set.Want, true)
 	}
@@ -207,7 +178,7 @@ func (w *Worker) Baseline() (float64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.hasRef {
-		return 0, errors.New("autotune: no baseline: the worker was started without a reference variant")
+		return 0, errors.New("runner: no baseline: the worker was started without a reference variant")
 	}
 	return w.baseline, nil
 }
@@ -260,11 +231,11 @@ func (w *Worker) Ready(v Variant) bool {
 // died: "worker crashed: ..."), Wrong or Timeout (the variant passed its
 // limit or ctx was done; the worker was killed). A new worker is started
 // for the next variant when the last one was lost.
-func (w *Worker) Measure(ctx context.Context, v Variant) Result {
+func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 	w.measuring.Lock()
 	defer w.measuring.Unlock()
 	if err := ctx.Err(); err != nil {
-		return Result{Outcome: Timeout, Err: fmt.Errorf("autotune: %s not measured: %v", v.KernelName, err)}
+		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s not measured: %v", v.KernelName, err)}
 	}
 	w.mu.Lock()
 	for i, p := range w.pending {
@@ -276,15 +247,15 @@ func (w *Worker) Measure(ctx context.Context, v Variant) Result {
 	c, closed := w.c, w.closed
 	w.mu.Unlock()
 	if closed {
-		return Result{Outcome: Launch, Err: errors.New("autotune: worker is closed")}
+		return autotune.Result{Outcome: autotune.Launch, Err: errors.New("runner: worker is closed")}
 	}
 	if c == nil {
 		var err error
 		if c, err = w.restart(ctx); err != nil {
 			if ctx.Err() != nil {
-				return Result{Outcome: Timeout, Err: fmt.Errorf("autotune: restarting the worker: %v", ctx.Err())}
+				return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: restarting the worker: %v", ctx.Err())}
 			}
-			return Result{Outcome: Launch, Err: fmt.Errorf("autotune: restarting the worker: %v", err)}
+			return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: restarting the worker: %v", err)}
 		}
 	}
 
@@ -296,27 +267,27 @@ func (w *Worker) Measure(ctx context.Context, v Variant) Result {
 		r, st = c.await(ctx, limit)
 	} else if st == timedOut {
 		w.lose(c, true)
-		return Result{Outcome: Compile, Err: fmt.Errorf("autotune: build of %s did not finish within %v; worker killed", v.KernelName, limit)}
+		return autotune.Result{Outcome: autotune.Compile, Err: fmt.Errorf("runner: build of %s did not finish within %v; worker killed", v.KernelName, limit)}
 	}
 	switch st {
 	case timedOut:
 		w.lose(c, true)
-		return Result{Outcome: Timeout, Err: fmt.Errorf("autotune: %s ran past its limit of %v; worker killed", v.KernelName, limit)}
+		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s ran past its limit of %v; worker killed", v.KernelName, limit)}
 	case cancelled:
 		w.lose(c, true)
-		return Result{Outcome: Timeout, Err: fmt.Errorf("autotune: %s stopped: %v; worker killed", v.KernelName, ctx.Err())}
+		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s stopped: %v; worker killed", v.KernelName, ctx.Err())}
 	case exited:
 		w.lose(c, false)
-		return Result{Outcome: Launch, Err: fmt.Errorf("autotune: worker crashed: %s", c.exitMessage(w.stderr))}
+		return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: worker crashed: %s", c.exitMessage(w.stderr))}
 	}
 	if r.Op != opResult {
 		w.lose(c, true)
-		return Result{Outcome: Launch, Err: fmt.Errorf("autotune: worker answered %v to a measure request", r.Op)}
+		return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: worker answered %v to a measure request", r.Op)}
 	}
 	if r.Restart {
 		w.lose(c, false)
 	}
-	res := Result{Outcome: r.Outcome, Ms: r.Ms, Cost: r.Cost}
+	res := autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Cost: r.Cost}
 	if r.Msg != "" {
 		res.Err = errors.New(r.Msg)
 	}
@@ -390,7 +361,7 @@ func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireRe
 	w.mu.Lock()
 	setup := w.setup
 	w.mu.Unlock()
-	c, err := startChild(w.exe, w.set.Env, w.stderr)
+	c, err := startChild(w.exe, w.stderr)
 	if err != nil {
 		return nil, wireResponse{}, err
 	}
@@ -398,18 +369,18 @@ func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireRe
 		c.kill()
 		switch st {
 		case timedOut:
-			return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s took longer than %v", what, limit)
+			return nil, wireResponse{}, fmt.Errorf("runner: worker: %s took longer than %v", what, limit)
 		case cancelled:
-			return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s: %v", what, ctx.Err())
+			return nil, wireResponse{}, fmt.Errorf("runner: worker: %s: %v", what, ctx.Err())
 		}
-		return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s: the worker process ended: %s", what, c.exitMessage(w.stderr))
+		return nil, wireResponse{}, fmt.Errorf("runner: worker: %s: the worker process ended: %s", what, c.exitMessage(w.stderr))
 	}
 	deadline := time.Now().Add(limit)
 	r, st := c.await(ctx, limit)
 	if st != gotAnswer || r.Op != opHello {
 		if st == exited {
 			c.kill()
-			return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s did not answer as a worker (does main call autotune.MaybeWorker first?): %s", w.exe, c.exitMessage(w.stderr))
+			return nil, wireResponse{}, fmt.Errorf("runner: worker: %s did not answer as a worker (does main call runner.MaybeWorker first?): %s", w.exe, c.exitMessage(w.stderr))
 		}
 		return fail("start", st)
 	}
@@ -424,7 +395,7 @@ func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireRe
 		if r.Op != opSetup {
 			msg = fmt.Sprintf("answered %v to the setup", r.Op)
 		}
-		return nil, wireResponse{}, fmt.Errorf("autotune: worker: %s", msg)
+		return nil, wireResponse{}, fmt.Errorf("runner: worker: %s", msg)
 	}
 	return c, r, nil
 }
@@ -459,21 +430,13 @@ type child struct {
 	built  sync.Map      // sourceKey -> true: prepared variants whose build ended
 }
 
-// sourceKey names a variant's source on the wire.
-func sourceKey(source string) string {
-	h := fnv.New64a()
-	h.Write([]byte(source))
-	return strconv.FormatUint(h.Sum64(), 16)
-}
-
 // startChild starts the executable exe as a worker.
-func startChild(exe string, env []string, stderr *tailWriter) (*child, error) {
+func startChild(exe string, stderr *tailWriter) (*child, error) {
 	ar, aw, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("autotune: worker: %v", err)
+		return nil, fmt.Errorf("runner: worker: %v", err)
 	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(append(os.Environ(), workerEnv+"=1"), env...)
+	cmd := exec.Command(exe, workerArg)
 	cmd.ExtraFiles = []*os.File{aw} // workerFD
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	cmd.WaitDelay = time.Second // a grandchild holding the output pipes open
@@ -481,12 +444,12 @@ func startChild(exe string, env []string, stderr *tailWriter) (*child, error) {
 	if err != nil {
 		ar.Close()
 		aw.Close()
-		return nil, fmt.Errorf("autotune: worker: %v", err)
+		return nil, fmt.Errorf("runner: worker: %v", err)
 	}
 	if err := cmd.Start(); err != nil {
 		ar.Close()
 		aw.Close()
-		return nil, fmt.Errorf("autotune: cannot start a worker: %v", err)
+		return nil, fmt.Errorf("runner: cannot start a worker: %v", err)
 	}
 	aw.Close()
 	c := &child{
@@ -624,231 +587,4 @@ func (t *tailWriter) tail() string {
 	s := strings.TrimSpace(string(t.buf))
 	t.buf = t.buf[:0]
 	return s
-}
-
-// The wire protocol between a Worker and its child.
-
-type wireOp int
-
-const (
-	opHello    wireOp = iota + 1 // child → parent, once started
-	opSetup                      // parent → child: wireSetup; child → parent: device, baseline, outputs
-	opPrepare                    // parent → child: build a variant ahead (no answer)
-	opMeasure                    // parent → child: measure a variant
-	opCompiled                   // child → parent: the variant is built, runs start
-	opResult                     // child → parent: the variant's result
-	opBuilt                      // child → parent: a prepared variant's build ended (Msg: its sourceKey)
-)
-
-func (o wireOp) String() string {
-	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built"}
-	if o > 0 && int(o) < len(names) {
-		return names[o]
-	}
-	return fmt.Sprintf("op %d", int(o))
-}
-
-type wireRequest struct {
-	Op      wireOp
-	Setup   *wireSetup
-	Variant Variant
-}
-
-type wireSetup struct {
-	Device    string
-	Args      []wireArg
-	Tolerance Tolerance
-	Reference *Variant  // nil: Want holds the expected outputs
-	Want      []wireArg // parallel to Args; only outputs carry contents
-	Measure   MeasureSettings
-}
-
-type wireResponse struct {
-	Op  wireOp
-	Err string // the setup failed
-
-	Device     string
-	BaselineMs float64
-	Want       []wireArg
-
-	Outcome Outcome
-	Ms      float64
-	Cost    Cost
-	Msg     string
-	Restart bool // the child's OpenCL state may be damaged: replace it
-}
-
-// wireArg is an Arg with its contents as little-endian bytes, which gob
-// copies instead of encoding element by element.
-type wireArg struct {
-	Name   string
-	Scalar bool
-	Type   ast.Type
-	Dims   []int
-	Raw    []byte
-	Value  float64
-	Output bool
-}
-
-// wireArgs converts args for the wire; with outputsOnly, only the
-// contents of outputs are sent.
-func wireArgs(args []Arg, outputsOnly bool) []wireArg {
-	out := make([]wireArg, len(args))
-	for i := range args {
-		a := &args[i]
-		out[i] = wireArg{Name: a.Name, Scalar: a.Scalar, Type: a.Type, Dims: a.Dims, Value: a.Value, Output: a.Output}
-		if outputsOnly && !a.Output {
-			continue
-		}
-		switch {
-		case a.F32 != nil:
-			b := make([]byte, 4*len(a.F32))
-			for j, x := range a.F32 {
-				binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(x))
-			}
-			out[i].Raw = b
-		case a.F64 != nil:
-			b := make([]byte, 8*len(a.F64))
-			for j, x := range a.F64 {
-				binary.LittleEndian.PutUint64(b[8*j:], math.Float64bits(x))
-			}
-			out[i].Raw = b
-		case a.I32 != nil:
-			b := make([]byte, 4*len(a.I32))
-			for j, x := range a.I32 {
-				binary.LittleEndian.PutUint32(b[4*j:], uint32(x))
-			}
-			out[i].Raw = b
-		}
-	}
-	return out
-}
-
-// fromWire converts args back; an array without contents gets none.
-func fromWire(args []wireArg) []Arg {
-	out := make([]Arg, len(args))
-	for i := range args {
-		a := &args[i]
-		out[i] = Arg{Name: a.Name, Scalar: a.Scalar, Type: a.Type, Dims: a.Dims, Value: a.Value, Output: a.Output}
-		if a.Raw == nil {
-			continue
-		}
-		b := a.Raw
-		switch a.Type {
-		case ast.Float:
-			v := make([]float32, len(b)/4)
-			for j := range v {
-				v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
-			}
-			out[i].F32 = v
-		case ast.Double:
-			v := make([]float64, len(b)/8)
-			for j := range v {
-				v[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
-			}
-			out[i].F64 = v
-		case ast.Int:
-			v := make([]int32, len(b)/4)
-			for j := range v {
-				v[j] = int32(binary.LittleEndian.Uint32(b[4*j:]))
-			}
-			out[i].I32 = v
-		}
-	}
-	return out
-}
-
-// serve is the worker's side of the conversation, on in and out; it
-// returns the process's exit status.
-func serve(in io.Reader, out io.Writer) int {
-	dec, enc := gob.NewDecoder(in), gob.NewEncoder(out)
-	if enc.Encode(wireResponse{Op: opHello}) != nil {
-		return 1
-	}
-	var req wireRequest
-	if err := dec.Decode(&req); err != nil || req.Op != opSetup || req.Setup == nil {
-		fmt.Fprintf(os.Stderr, "hplopt worker: no setup (%v)\n", err)
-		return 1
-	}
-	m, r, err := setupWorker(req.Setup)
-	if err != nil {
-		enc.Encode(wireResponse{Op: opSetup, Err: err.Error()})
-		return 1
-	}
-	defer m.Close()
-	if enc.Encode(r) != nil {
-		return 1
-	}
-	// From here on, builds ending in the background report to the parent
-	// while the measure loop answers it: one encoder, taken in turns.
-	var encMu sync.Mutex
-	send := func(r wireResponse) error {
-		encMu.Lock()
-		defer encMu.Unlock()
-		return enc.Encode(r)
-	}
-	m.onBuilt = func(source string) { send(wireResponse{Op: opBuilt, Msg: sourceKey(source)}) }
-
-	exitOn := os.Getenv(workerExitEnv)
-	measure := make(chan Variant, 16)
-	go func() {
-		defer close(measure)
-		for {
-			var r wireRequest
-			if dec.Decode(&r) != nil {
-				return // the parent closed our input: done
-			}
-			switch r.Op {
-			case opPrepare:
-				m.Prepare(r.Variant)
-			case opMeasure:
-				measure <- r.Variant
-			}
-		}
-	}()
-	for v := range measure {
-		if exitOn != "" && strings.Contains(v.Source, exitOn) {
-			fmt.Fprintf(os.Stderr, "hplopt worker: %s=%q: exiting as a crash would\n", workerExitEnv, exitOn)
-			os.Exit(3)
-		}
-		res, restart := m.measure(context.Background(), v, func() {
-			send(wireResponse{Op: opCompiled})
-		})
-		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Cost: res.Cost, Restart: restart}
-		if res.Err != nil {
-			a.Msg = res.Err.Error()
-		}
-		if send(a) != nil {
-			return 1
-		}
-	}
-	return 0
-}
-
-// setupWorker makes the worker's Measurer and runs the reference.
-func setupWorker(s *wireSetup) (*Measurer, wireResponse, error) {
-	p := &Problem{Args: fromWire(s.Args), Tolerance: s.Tolerance}
-	m, err := NewMeasurer(s.Device, p, s.Measure)
-	if err != nil {
-		return nil, wireResponse{}, err
-	}
-	r := wireResponse{Op: opSetup, Device: m.Device()}
-	if s.Want != nil {
-		if err := m.SetExpected(fromWire(s.Want)); err != nil {
-			m.Close()
-			return nil, wireResponse{}, err
-		}
-	}
-	if s.Reference != nil {
-		ms, err := m.SetReference(*s.Reference)
-		if err != nil {
-			m.Close()
-			return nil, wireResponse{}, err
-		}
-		r.BaselineMs = ms
-		if s.Want == nil {
-			r.Want = wireArgs(m.Expected(), true)
-		}
-	}
-	return m, r, nil
 }

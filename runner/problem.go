@@ -1,4 +1,4 @@
-package autotune
+package runner
 
 import (
 	"fmt"
@@ -178,14 +178,14 @@ func (p *Problem) Validate() error {
 	outputs := 0
 	for i := range p.Args {
 		if err := p.Args[i].validate(); err != nil {
-			return fmt.Errorf("autotune: problem argument %d (%s): %v", i, p.Args[i].Name, err)
+			return fmt.Errorf("runner: problem argument %d (%s): %v", i, p.Args[i].Name, err)
 		}
 		if p.Args[i].Output {
 			outputs++
 		}
 	}
 	if outputs == 0 {
-		return fmt.Errorf("autotune: problem has no output to check")
+		return fmt.Errorf("runner: problem has no output to check")
 	}
 	return nil
 }

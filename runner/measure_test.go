@@ -1,4 +1,4 @@
-package autotune_test
+package runner_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/runner"
 )
 
 // The kernels of these tests compute y = a*x + y on n floats: they read
@@ -22,13 +23,13 @@ const (
 )
 
 // axpyProblem is the data of the axpy kernels: y (output), x, a, n.
-func axpyProblem() *autotune.Problem {
+func axpyProblem() *runner.Problem {
 	x, y := make([]float32, axpyN), make([]float32, axpyN)
 	for i := range x {
 		x[i] = float32(i%97) * 0.25
 		y[i] = float32(i%13) - 6
 	}
-	return &autotune.Problem{Args: []autotune.Arg{
+	return &runner.Problem{Args: []runner.Arg{
 		{Name: "y", Type: ast.Float, Dims: []int{axpyN}, F32: y, Output: true},
 		{Name: "x", Type: ast.Float, Dims: []int{axpyN}, F32: x},
 		{Name: "a", Scalar: true, Type: ast.Float, Value: axpyA},
@@ -37,19 +38,19 @@ func axpyProblem() *autotune.Problem {
 }
 
 // axpyWant is the expected contents of y, computed here.
-func axpyWant(p *autotune.Problem) []autotune.Arg {
-	want := make([]autotune.Arg, len(p.Args))
+func axpyWant(p *runner.Problem) []runner.Arg {
+	want := make([]runner.Arg, len(p.Args))
 	y, x := p.Args[0].F32, p.Args[1].F32
 	w := make([]float32, len(y))
 	for i := range w {
 		w[i] = axpyA*x[i] + y[i]
 	}
-	want[0] = autotune.Arg{Name: "y", Type: ast.Float, Dims: []int{axpyN}, F32: w, Output: true}
+	want[0] = runner.Arg{Name: "y", Type: ast.Float, Dims: []int{axpyN}, F32: w, Output: true}
 	return want
 }
 
 // The reference variant: one element per work-item.
-var axpyRef = autotune.Variant{
+var axpyRef = runner.Variant{
 	KernelName: "axpy",
 	Global:     []int{axpyN},
 	Source: `__kernel void axpy(__global float *y, __global const float *x, float a, int n) {
@@ -61,8 +62,8 @@ var axpyRef = autotune.Variant{
 
 // axpyCoarse is a correct variant: four elements per work-item, 64 per
 // work-group. tag makes distinct sources of the same kernel.
-func axpyCoarse(tag string) autotune.Variant {
-	return autotune.Variant{
+func axpyCoarse(tag string) runner.Variant {
+	return runner.Variant{
 		KernelName: "axpy4",
 		Global:     []int{axpyN / 4},
 		Local:      []int{64},
@@ -79,7 +80,7 @@ __kernel void axpy4(__global float *y, __global const float *x, float a, int n) 
 }
 
 // axpyWrong forgets the last element of every 1000.
-var axpyWrong = autotune.Variant{
+var axpyWrong = runner.Variant{
 	KernelName: "axpy",
 	Global:     []int{axpyN},
 	Source: `__kernel void axpy(__global float *y, __global const float *x, float a, int n) {
@@ -91,7 +92,7 @@ var axpyWrong = autotune.Variant{
 }
 
 // axpyBroken does not compile.
-var axpyBroken = autotune.Variant{
+var axpyBroken = runner.Variant{
 	KernelName: "axpy",
 	Global:     []int{axpyN},
 	Source: `__kernel void axpy(__global float *y, __global const float *x, float a, int n) {
@@ -102,9 +103,9 @@ var axpyBroken = autotune.Variant{
 
 // newMeasurer opens the default device for p, skipping the test when
 // there is none.
-func newMeasurer(t *testing.T, p *autotune.Problem, set autotune.MeasureSettings) *autotune.Measurer {
+func newMeasurer(t *testing.T, p *runner.Problem, set runner.MeasureSettings) *runner.Measurer {
 	t.Helper()
-	m, err := autotune.NewMeasurer("", p, set)
+	m, err := runner.NewMeasurer("", p, set)
 	if err != nil {
 		t.Skipf("no OpenCL device: %v", err)
 	}
@@ -131,7 +132,7 @@ func expect(t *testing.T, what string, r autotune.Result, o autotune.Outcome, ms
 
 func TestMeasurer(t *testing.T) {
 	p := axpyProblem()
-	m := newMeasurer(t, p, autotune.MeasureSettings{})
+	m := newMeasurer(t, p, runner.MeasureSettings{})
 	ctx := context.Background()
 	if r := m.Measure(ctx, axpyRef); r.Outcome != autotune.Launch {
 		t.Fatalf("Measure without expected outputs: %v, want launch", r.Outcome)
@@ -170,12 +171,12 @@ func TestMeasurer(t *testing.T) {
 
 func TestMeasurerPrepare(t *testing.T) {
 	p := axpyProblem()
-	m := newMeasurer(t, p, autotune.MeasureSettings{Runs: 1})
+	m := newMeasurer(t, p, runner.MeasureSettings{Runs: 1})
 	if err := m.SetExpected(axpyWant(p)); err != nil {
 		t.Fatal(err)
 	}
 	// Six prepared, four kept: the first two are built again by Measure.
-	var vs []autotune.Variant
+	var vs []runner.Variant
 	for i := range 6 {
 		vs = append(vs, axpyCoarse(fmt.Sprint("prepare ", i)))
 		m.Prepare(vs[i])
@@ -189,7 +190,7 @@ func TestMeasurerPrepare(t *testing.T) {
 
 func TestMeasurerExpected(t *testing.T) {
 	p := axpyProblem()
-	m := newMeasurer(t, p, autotune.MeasureSettings{Warmup: -1, Runs: 2})
+	m := newMeasurer(t, p, runner.MeasureSettings{Warmup: -1, Runs: 2})
 	if err := m.SetExpected(axpyWant(p)[:1]); err == nil {
 		t.Fatal("SetExpected accepted outputs for 1 of 4 arguments")
 	}
@@ -207,7 +208,7 @@ func TestMeasurerExpected(t *testing.T) {
 }
 
 func TestTolerance(t *testing.T) {
-	var tol autotune.Tolerance
+	var tol runner.Tolerance
 	for _, c := range []struct {
 		got, want float64
 		ok        bool
@@ -228,7 +229,7 @@ func TestTolerance(t *testing.T) {
 			t.Errorf("Close(%v, %v) = %v, want %v", c.got, c.want, ok, c.ok)
 		}
 	}
-	exact := autotune.Tolerance{Rel: -1, Abs: -1}
+	exact := runner.Tolerance{Rel: -1, Abs: -1}
 	if exact.Close(1+1e-9, 1) {
 		t.Error("Tolerance{-1, -1} accepts a difference")
 	}
@@ -237,16 +238,16 @@ func TestTolerance(t *testing.T) {
 func TestProblemValidate(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		edit func(p *autotune.Problem)
+		edit func(p *runner.Problem)
 		msg  string
 	}{
-		{"ok", func(*autotune.Problem) {}, ""},
-		{"short", func(p *autotune.Problem) { p.Args[1].F32 = p.Args[1].F32[1:] }, "need 262144"},
-		{"wrong slice", func(p *autotune.Problem) { p.Args[1].F64, p.Args[1].F32 = make([]float64, axpyN), nil }, "F32 slice"},
-		{"no type", func(p *autotune.Problem) { p.Args[2].Type = ast.Invalid }, "type"},
-		{"scalar output", func(p *autotune.Problem) { p.Args[2].Output = true }, "scalar"},
-		{"no output", func(p *autotune.Problem) { p.Args[0].Output = false }, "no output"},
-		{"no dims", func(p *autotune.Problem) { p.Args[0].Dims = nil }, "Dims"},
+		{"ok", func(*runner.Problem) {}, ""},
+		{"short", func(p *runner.Problem) { p.Args[1].F32 = p.Args[1].F32[1:] }, "need 262144"},
+		{"wrong slice", func(p *runner.Problem) { p.Args[1].F64, p.Args[1].F32 = make([]float64, axpyN), nil }, "F32 slice"},
+		{"no type", func(p *runner.Problem) { p.Args[2].Type = ast.Invalid }, "type"},
+		{"scalar output", func(p *runner.Problem) { p.Args[2].Output = true }, "scalar"},
+		{"no output", func(p *runner.Problem) { p.Args[0].Output = false }, "no output"},
+		{"no dims", func(p *runner.Problem) { p.Args[0].Dims = nil }, "Dims"},
 	} {
 		p := axpyProblem()
 		c.edit(p)
@@ -264,7 +265,7 @@ func TestProblemGob(t *testing.T) {
 	if err := gob.NewEncoder(&buf).Encode(p); err != nil {
 		t.Fatal(err)
 	}
-	var q autotune.Problem
+	var q runner.Problem
 	if err := gob.NewDecoder(&buf).Decode(&q); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestProblemGob(t *testing.T) {
 // once and still checked: a wrong one is still Wrong.
 func TestMeasurerCutoff(t *testing.T) {
 	p := axpyProblem()
-	m := newMeasurer(t, p, autotune.MeasureSettings{Runs: 50})
+	m := newMeasurer(t, p, runner.MeasureSettings{Runs: 50})
 	if _, err := m.SetReference(axpyRef); err != nil {
 		t.Fatal(err)
 	}

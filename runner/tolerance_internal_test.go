@@ -1,4 +1,4 @@
-package autotune
+package runner
 
 import (
 	"fmt"

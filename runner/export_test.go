@@ -1,0 +1,17 @@
+package runner
+
+// The worker's fault injection, for the tests: a WorkerSettings with faults
+// makes its worker crash or hang on purpose (see fault).
+
+type Fault = fault
+
+const (
+	AtSetup     = atSetup
+	AtBuild     = atBuild
+	AtRun       = atRun
+	ExitProcess = exitProcess
+	Hang        = hang
+)
+
+// InjectFaults adds faults to the worker set starts.
+func InjectFaults(set *WorkerSettings, faults ...Fault) { set.faults = append(set.faults, faults...) }

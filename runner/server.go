@@ -1,0 +1,169 @@
+package runner
+
+import (
+	"context"
+	"encoding/gob"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+)
+
+// The worker's side: the child process a Worker starts (client.go) serves
+// its requests here (the protocol is in wire.go).
+
+// workerArg, as the first argument of a process, marks it as a worker:
+// a Worker starts its executable again with it, and MaybeWorker serves in
+// such a process. It looks like a flag that no program defines, so that a
+// program that forgot MaybeWorker fails at once, on its flag parsing.
+const workerArg = "-hplopt.runner.worker"
+
+// workerFD is the child's descriptor for its answers (ExtraFiles[0]).
+const workerFD = 3
+
+// MaybeWorker turns the process into a measurement worker if a Worker
+// started it, and then exits; otherwise it returns at once. A Worker starts
+// its own executable again with a reserved first argument, which
+// MaybeWorker looks for; nothing else about the process (its environment)
+// is read. Call it first in main, and in TestMain of tests that start
+// workers (directly or through an optimizer), before anything parses the
+// arguments:
+//
+//	func main() {
+//		runner.MaybeWorker()
+//		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+//	}
+func MaybeWorker() {
+	if !isWorker() {
+		return
+	}
+	out := os.NewFile(workerFD, "hplopt-worker-answers")
+	os.Exit(serve(os.Stdin, out))
+}
+
+// isWorker reports whether a Worker started this process.
+func isWorker() bool { return len(os.Args) > 1 && os.Args[1] == workerArg }
+
+// serve is the worker's side of the conversation, on in and out; it
+// returns the process's exit status.
+func serve(in io.Reader, out io.Writer) int {
+	dec, enc := gob.NewDecoder(in), gob.NewEncoder(out)
+	if enc.Encode(wireResponse{Op: opHello}) != nil {
+		return 1
+	}
+	var req wireRequest
+	if err := dec.Decode(&req); err != nil || req.Op != opSetup || req.Setup == nil {
+		fmt.Fprintf(os.Stderr, "hplopt worker: no setup (%v)\n", err)
+		return 1
+	}
+	inject(req.Setup.Faults, atSetup, "")
+	m, r, err := setupWorker(req.Setup)
+	if err != nil {
+		enc.Encode(wireResponse{Op: opSetup, Err: err.Error()})
+		return 1
+	}
+	defer m.Close()
+	if enc.Encode(r) != nil {
+		return 1
+	}
+	// From here on, builds ending in the background report to the parent
+	// while the measure loop answers it: one encoder, taken in turns.
+	var encMu sync.Mutex
+	send := func(r wireResponse) error {
+		encMu.Lock()
+		defer encMu.Unlock()
+		return enc.Encode(r)
+	}
+	m.onBuilt = func(source string) { send(wireResponse{Op: opBuilt, Msg: sourceKey(source)}) }
+
+	measure := make(chan Variant, 16)
+	go func() {
+		defer close(measure)
+		for {
+			var r wireRequest
+			if dec.Decode(&r) != nil {
+				return // the parent closed our input: done
+			}
+			switch r.Op {
+			case opPrepare:
+				m.Prepare(r.Variant)
+			case opMeasure:
+				measure <- r.Variant
+			}
+		}
+	}()
+	for v := range measure {
+		inject(req.Setup.Faults, atBuild, v.Source)
+		res, restart := m.measure(context.Background(), v, func() {
+			send(wireResponse{Op: opCompiled})
+			inject(req.Setup.Faults, atRun, v.Source)
+		})
+		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Cost: res.Cost, Restart: restart}
+		if res.Err != nil {
+			a.Msg = res.Err.Error()
+		}
+		if send(a) != nil {
+			return 1
+		}
+	}
+	return 0
+}
+
+// setupWorker makes the worker's Measurer and runs the reference.
+func setupWorker(s *wireSetup) (*Measurer, wireResponse, error) {
+	p := &Problem{Args: fromWire(s.Args), Tolerance: s.Tolerance}
+	m, err := NewMeasurer(s.Device, p, s.Measure)
+	if err != nil {
+		return nil, wireResponse{}, err
+	}
+	r := wireResponse{Op: opSetup, Device: m.Device()}
+	if s.Want != nil {
+		if err := m.SetExpected(fromWire(s.Want)); err != nil {
+			m.Close()
+			return nil, wireResponse{}, err
+		}
+	}
+	if s.Reference != nil {
+		ms, err := m.SetReference(*s.Reference)
+		if err != nil {
+			m.Close()
+			return nil, wireResponse{}, err
+		}
+		r.BaselineMs = ms
+		if s.Want == nil {
+			r.Want = wireArgs(m.Expected(), true)
+		}
+	}
+	return m, r, nil
+}
+
+// inject does what the faults set for point ask, for a variant of source
+// src.
+func inject(faults []fault, at faultPoint, src string) {
+	for _, f := range faults {
+		if f.At != at || (at != atSetup && !strings.Contains(src, f.Match)) {
+			continue
+		}
+		switch f.Action {
+		case exitProcess:
+			fmt.Fprintf(os.Stderr, "hplopt worker: injected fault at %v (%q): exiting as a crash would\n", at, f.Match)
+			os.Exit(3)
+		case hang:
+			fmt.Fprintf(os.Stderr, "hplopt worker: injected fault at %v (%q): hanging\n", at, f.Match)
+			select {}
+		}
+	}
+}
+
+func (p faultPoint) String() string {
+	switch p {
+	case atSetup:
+		return "setup"
+	case atBuild:
+		return "build"
+	case atRun:
+		return "run"
+	}
+	return fmt.Sprintf("faultPoint(%d)", int(p))
+}

@@ -1,0 +1,464 @@
+// Package runner builds, runs, times and checks kernels on one OpenCL
+// device: the runner of the paper's Figure 2. It knows nothing of how a
+// variant was made (transforms, patterns, codegen): it gets OpenCL C, a
+// kernel name, a launch geometry and the data (a Problem).
+//
+//   - A Session (session.go) is one device opened once per process, with
+//     the cache of the programs built on it, buffers, argument setting and
+//     launches. It is the only path to a launch: package hpl's Run and the
+//     Measurer go through it. The open sessions are the one global state,
+//     documented and lock-protected.
+//   - A Measurer (measure.go) runs variants on a Problem (problem.go) in
+//     this process: it resets the outputs before every launch, times the
+//     launches and checks the outputs against the reference.
+//   - A Worker (client.go) runs a Measurer in a child process (server.go,
+//     talking the protocol of wire.go), so that a variant that hangs or
+//     crashes the driver fails alone. A program that starts workers calls
+//     MaybeWorker first in main.
+//
+// Results are package autotune's: an Outcome, a time and a Cost.
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/opencl"
+)
+
+// sessions is the process's cache of open devices, the one piece of
+// global state of the packages that run kernels: a device is opened once
+// (an OpenCL context and queue) and kept, with its programs and memo, for
+// the life of the process. The lock guards the maps; each Session guards
+// its own state.
+var sessions struct {
+	mu     sync.Mutex
+	byDev  map[string]*Session // by the device's "P:D" spec
+	bySpec map[string]*Session // by the spec Select read
+}
+
+// Session is one OpenCL device opened for running kernels: its context and
+// queue, the cache of the programs built on it, and a memo of results per
+// device. It is the only path from this module to an OpenCL launch: the
+// measurement worker (Measurer) and package hpl's Run both build, set
+// arguments and launch through it. Sessions are made by Open and
+// OpenDevice, once per device, and never closed. A Session is safe for
+// concurrent use; launches are made one at a time.
+type Session struct {
+	dev *opencl.Device
+	cl  *opencl.Session
+
+	mu    sync.Mutex
+	progs map[string]*entry // by build options and source
+	order []string          // keys of progs, oldest first
+	memo  map[[32]byte]*memoEntry
+
+	launch sync.Mutex // one launch at a time on the queue
+}
+
+// maxPrograms bounds a session's program cache: past it, the oldest
+// programs nobody uses are released.
+const maxPrograms = 64
+
+// Open returns the session of the device spec selects (see opencl.Select:
+// "" for the default device, "CPU", "nvidia:0", ...), opening it on first
+// use.
+func Open(spec string) (*Session, error) {
+	sessions.mu.Lock()
+	defer sessions.mu.Unlock()
+	if s := sessions.bySpec[spec]; s != nil {
+		return s, nil
+	}
+	d, err := opencl.Select(spec)
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	s, err := openLocked(d)
+	if err != nil {
+		return nil, err
+	}
+	sessions.bySpec[spec] = s
+	return s, nil
+}
+
+// OpenDevice returns d's session, opening it on first use.
+func OpenDevice(d *opencl.Device) (*Session, error) {
+	if d == nil {
+		return nil, errors.New("runner: OpenDevice(nil): no device")
+	}
+	sessions.mu.Lock()
+	defer sessions.mu.Unlock()
+	return openLocked(d)
+}
+
+func openLocked(d *opencl.Device) (*Session, error) {
+	if sessions.byDev == nil {
+		sessions.byDev, sessions.bySpec = map[string]*Session{}, map[string]*Session{}
+	}
+	if s := sessions.byDev[d.Spec()]; s != nil {
+		return s, nil
+	}
+	cl, err := opencl.OpenDevice(d)
+	if err != nil {
+		return nil, fmt.Errorf("runner: opening %s: %w", d.Name, err)
+	}
+	s := &Session{dev: d, cl: cl, progs: map[string]*entry{}, memo: map[[32]byte]*memoEntry{}}
+	sessions.byDev[d.Spec()] = s
+	return s, nil
+}
+
+// Device returns the session's device.
+func (s *Session) Device() *opencl.Device { return s.dev }
+
+func (s *Session) String() string { return s.dev.Name }
+
+// CheckLaunch rejects a launch the device cannot make: a global size of
+// other than 1 to 3 dimensions, a local size that does not match it or
+// divide it, a work-group above the device's limits, or localBytes of
+// local memory (0: not checked) above the device's.
+func (s *Session) CheckLaunch(global, local []int, localBytes int64) error {
+	if n := len(global); n < 1 || n > 3 {
+		return fmt.Errorf("global size %v: want 1 to 3 dimensions", global)
+	}
+	d := s.dev
+	if local != nil {
+		if len(local) != len(global) {
+			return fmt.Errorf("local size %v has %d dimension(s), the global size %v has %d", local, len(local), global, len(global))
+		}
+		group := 1
+		for i, l := range local {
+			dim := "xyz"[i : i+1]
+			if l <= 0 {
+				return fmt.Errorf("local size %v: size %d in dimension %s is not positive", local, l, dim)
+			}
+			if global[i]%l != 0 {
+				return fmt.Errorf("the local size %d does not divide the global size %d in dimension %s (global %v, local %v)", l, global[i], dim, global, local)
+			}
+			if i < len(d.MaxWorkItemSizes) && d.MaxWorkItemSizes[i] > 0 && l > d.MaxWorkItemSizes[i] {
+				return fmt.Errorf("local size %v: %d work-items in dimension %s, %s allows %d", local, l, dim, d.Name, d.MaxWorkItemSizes[i])
+			}
+			group *= l
+		}
+		if d.MaxWorkGroupSize > 0 && group > d.MaxWorkGroupSize {
+			return fmt.Errorf("local size %v makes work-groups of %d work-items, %s allows %d", local, group, d.Name, d.MaxWorkGroupSize)
+		}
+	}
+	if localBytes > 0 && d.LocalMemSize > 0 && localBytes > d.LocalMemSize {
+		return fmt.Errorf("the kernel declares %d bytes of local memory, %s has %d", localBytes, d.Name, d.LocalMemSize)
+	}
+	return nil
+}
+
+// entry is a program of the cache: being built, or built.
+type entry struct {
+	key   string
+	done  chan struct{} // closed when the build has ended
+	prog  *opencl.Program
+	err   error
+	users int  // unreleased Programs, and the build while it runs
+	drop  bool // remove it once unused (Program.Close)
+}
+
+// Program is one use of a program of a session's cache, built or being
+// built. Release it (or Close it) when done.
+type Program struct {
+	s    *Session
+	e    *entry
+	once sync.Once
+}
+
+// Build returns the program of src built with options, building it on
+// first use; concurrent callers wait for one build. The error of a
+// rejected source carries the compiler's log. The caller must Release (or
+// Close) the program.
+func (s *Session) Build(src, options string) (*Program, error) {
+	p := s.Prepare(src, options, nil)
+	if err := p.Wait(); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Prepare starts building the program of src with options in the
+// background, unless the cache has it, and returns at once: Wait then
+// waits for the build. built, if not nil, is called (from another
+// goroutine) once the build has ended, successfully or not. OpenCL builds
+// of different programs may run concurrently with each other and with
+// launches.
+func (s *Session) Prepare(src, options string, built func()) *Program {
+	key := options + "\x00" + src
+	s.mu.Lock()
+	e := s.progs[key]
+	if e == nil {
+		e = &entry{key: key, done: make(chan struct{}), users: 1} // the build's use
+		s.progs[key] = e
+		s.order = append(s.order, key)
+		go s.build(e, src, options)
+	}
+	e.users++
+	e.drop = false
+	s.mu.Unlock()
+	if built != nil {
+		go func() {
+			<-e.done
+			built()
+		}()
+	}
+	return &Program{s: s, e: e}
+}
+
+// build builds e and releases the build's use of it.
+func (s *Session) build(e *entry, src, options string) {
+	e.prog, e.err = s.cl.Context.Build(src, options)
+	// A failed build whose log has no compiler error is a failure of the
+	// implementation (PoCL has failed so, rarely, with its message alone
+	// in the log); building again costs little and spares a good kernel.
+	var be *opencl.BuildError
+	if errors.As(e.err, &be) && !strings.Contains(be.Log, "error") {
+		e.prog, e.err = s.cl.Context.Build(src, options)
+	}
+	if errors.As(e.err, &be) {
+		e.err = fmt.Errorf("runner: the OpenCL compiler rejected the source: %v\n%s", be.Err, strings.TrimSpace(be.Log))
+	} else if e.err != nil {
+		e.err = fmt.Errorf("runner: %w", e.err)
+	}
+	close(e.done)
+	s.release(e, false)
+}
+
+// Wait waits for the program's build and returns its error.
+func (p *Program) Wait() error {
+	<-p.e.done
+	return p.e.err
+}
+
+// Ready reports whether the program's build has ended.
+func (p *Program) Ready() bool {
+	select {
+	case <-p.e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Release ends this use of the program; the session keeps it for the next
+// Build of the same source.
+func (p *Program) Release() { p.once.Do(func() { p.s.release(p.e, false) }) }
+
+// Close ends this use of the program and drops it from the session's cache
+// once nobody uses it, for a program that will not be built again (a
+// variant measured once).
+func (p *Program) Close() { p.once.Do(func() { p.s.release(p.e, true) }) }
+
+// release ends a use of e, dropping it if drop and unused, and trims the
+// cache to maxPrograms, oldest unused programs first.
+func (s *Session) release(e *entry, drop bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.users--
+	e.drop = e.drop || drop
+	if e.users == 0 && e.drop {
+		s.removeLocked(e)
+	}
+	for i := 0; len(s.order) > maxPrograms && i < len(s.order); {
+		if q := s.progs[s.order[i]]; q.users > 0 {
+			i++
+			continue
+		}
+		s.removeLocked(s.progs[s.order[i]])
+	}
+}
+
+func (s *Session) removeLocked(e *entry) {
+	if s.progs[e.key] != e {
+		return
+	}
+	delete(s.progs, e.key)
+	for i, k := range s.order {
+		if k == e.key {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	if e.prog != nil {
+		e.prog.Close()
+	}
+}
+
+// KernelArg is one argument of a kernel: a buffer, or a scalar of Type
+// (ast.Int, ast.Float or ast.Double) whose value, converted to Type, is
+// Value.
+type KernelArg struct {
+	Buffer *Buffer
+	Type   ast.Type
+	Value  float64
+}
+
+// Kernel is a kernel of a built program with its arguments set, ready to
+// launch. Close it when done.
+type Kernel struct {
+	s    *Session
+	k    *opencl.Kernel
+	name string
+}
+
+// Kernel returns the program's kernel name with args set, in order. The
+// program must be built (Wait returned nil).
+func (p *Program) Kernel(name string, args []KernelArg) (*Kernel, error) {
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	k, err := p.e.prog.Kernel(name)
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	for i, a := range args {
+		switch {
+		case a.Buffer != nil:
+			err = k.SetArgBuffer(i, a.Buffer.b)
+		case a.Type == ast.Int:
+			err = k.SetArgInt32(i, int32(a.Value))
+		case a.Type == ast.Float:
+			err = k.SetArgFloat32(i, float32(a.Value))
+		case a.Type == ast.Double:
+			err = k.SetArgFloat64(i, a.Value)
+		default:
+			err = fmt.Errorf("neither a buffer nor a scalar of a known type (%v)", a.Type)
+		}
+		if err != nil {
+			k.Close()
+			return nil, fmt.Errorf("runner: kernel %s, argument %d: %w", name, i+1, err)
+		}
+	}
+	return &Kernel{s: p.s, k: k, name: name}, nil
+}
+
+// Run launches the kernel over global work-items (x first) in work-groups
+// of local (nil: the implementation chooses), waits for it and returns its
+// time from OpenCL profiling events. Its error is the opencl package's, so
+// that the caller can tell a failed enqueue from a kernel that failed.
+func (k *Kernel) Run(global, local []int) (time.Duration, error) {
+	k.s.launch.Lock()
+	defer k.s.launch.Unlock()
+	ns, err := k.s.cl.Queue.Run(k.k, global, local)
+	return time.Duration(ns), err
+}
+
+// Close releases the kernel.
+func (k *Kernel) Close() { k.k.Close() }
+
+// Launch builds src (once per source: the cache keeps it), sets args and
+// runs its kernel name once, as Kernel.Run does.
+func (s *Session) Launch(src, name string, args []KernelArg, global, local []int) (time.Duration, error) {
+	p, err := s.Build(src, "")
+	if err != nil {
+		return 0, err
+	}
+	defer p.Release()
+	k, err := p.Kernel(name, args)
+	if err != nil {
+		return 0, err
+	}
+	defer k.Close()
+	d, err := k.Run(global, local)
+	if err != nil {
+		return 0, fmt.Errorf("runner: %w", err)
+	}
+	return d, nil
+}
+
+// Buffer is memory on a session's device.
+type Buffer struct {
+	s    *Session
+	b    *opencl.Buffer
+	size int
+}
+
+// NewBuffer allocates n bytes on the session's device.
+func (s *Session) NewBuffer(n int) (*Buffer, error) {
+	b, err := s.cl.Context.NewBuffer(n)
+	if err != nil {
+		return nil, fmt.Errorf("runner: a buffer of %d bytes: %w", n, err)
+	}
+	return &Buffer{s: s, b: b, size: n}, nil
+}
+
+// Size returns the buffer's size in bytes.
+func (b *Buffer) Size() int { return b.size }
+
+// Write copies src to the start of the buffer and waits for the copy.
+func (b *Buffer) Write(src []byte) error {
+	return b.s.cl.Queue.Write(b.b, unsafe.Pointer(unsafe.SliceData(src)), len(src))
+}
+
+// Read copies the start of the buffer to dst and waits for the copy.
+func (b *Buffer) Read(dst []byte) error {
+	return b.s.cl.Queue.Read(b.b, unsafe.Pointer(unsafe.SliceData(dst)), len(dst))
+}
+
+// CopyFrom copies src's contents, on the device, to the buffer (as many
+// bytes as the smaller of the two holds).
+func (b *Buffer) CopyFrom(src *Buffer) error {
+	return b.s.cl.Queue.Copy(b.b, src.b, min(b.size, src.size))
+}
+
+// Close frees the buffer.
+func (b *Buffer) Close() error { return b.b.Close() }
+
+// writeSlice writes data to the start of b.
+func writeSlice[T opencl.Scalar](b *Buffer, data []T) error {
+	return opencl.WriteSlice(b.s.cl.Queue, b.b, data)
+}
+
+// readSlice reads the start of b into data.
+func readSlice[T opencl.Scalar](b *Buffer, data []T) error {
+	return opencl.ReadSlice(b.s.cl.Queue, b.b, data)
+}
+
+// memoEntry is a value of a session's memo, being computed or done.
+type memoEntry struct {
+	done chan struct{}
+	v    any
+	err  error
+}
+
+// Memo returns the value remembered under key on s's device, computing it
+// with f on first use; concurrent callers with the same key wait for one
+// f. An error is returned and not remembered: the next call tries again.
+// It keeps results per device for the life of the process, such as the
+// tunings that hpl's Optimize makes.
+func Memo[T any](s *Session, key [32]byte, f func() (T, error)) (T, error) {
+	for {
+		s.mu.Lock()
+		m := s.memo[key]
+		if m == nil {
+			m = &memoEntry{done: make(chan struct{}), err: errors.New("runner: the computation of a memo panicked")}
+			s.memo[key] = m
+			s.mu.Unlock()
+			defer func() { // also when f panics: the waiters try again
+				if m.err != nil {
+					s.mu.Lock()
+					delete(s.memo, key)
+					s.mu.Unlock()
+				}
+				close(m.done)
+			}()
+			v, err := f()
+			m.v, m.err = v, err
+			return v, err
+		}
+		s.mu.Unlock()
+		<-m.done
+		if m.err == nil {
+			return m.v.(T), nil
+		}
+		// The computation failed: try again (or wait for a new one).
+	}
+}

@@ -1,0 +1,143 @@
+package runner
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/hplopt/hplopt/ast"
+)
+
+// session opens the default device, skipping the test when there is none.
+func session(t *testing.T) *Session {
+	t.Helper()
+	s, err := Open("")
+	if err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	return s
+}
+
+const scaleSrc = `__kernel void scale(__global float *y, float a) {
+	y[get_global_id(0)] *= a;
+}
+`
+
+func TestSessionLaunch(t *testing.T) {
+	s := session(t)
+	if s2, err := OpenDevice(s.Device()); err != nil || s2 != s {
+		t.Fatalf("OpenDevice of the open device: %p, %v; want the session %p", s2, err, s)
+	}
+	if s2, _ := Open(""); s2 != s {
+		t.Fatal("a second Open of the same spec opened another session")
+	}
+	b, err := s.NewBuffer(4 * 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	data := make([]byte, 4*64)
+	for i := range 64 {
+		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(float32(i)))
+	}
+	if err := b.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	args := []KernelArg{{Buffer: b}, {Type: ast.Float, Value: 2}}
+	for range 2 { // the second launch finds the program in the cache
+		if _, err := s.Launch(scaleSrc, "scale", args, []int{64}, []int{16}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Read(data); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 64 {
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:])); got != float32(4*i) {
+			t.Fatalf("y[%d] = %v after scaling twice by 2, want %v", i, got, 4*i)
+		}
+	}
+	s.mu.Lock()
+	cached := s.progs["\x00"+scaleSrc] != nil
+	s.mu.Unlock()
+	if !cached {
+		t.Error("a launched program is not kept in the cache")
+	}
+	if _, err := s.Launch(scaleSrc, "nope", args, []int{64}, nil); err == nil {
+		t.Error("launching a kernel the program does not have: no error")
+	}
+}
+
+func TestSessionBuild(t *testing.T) {
+	s := session(t)
+	src := "/* dropped */\n" + scaleSrc
+	p := s.Prepare(src, "", nil)
+	if err := p.Wait(); err != nil || !p.Ready() {
+		t.Fatalf("Wait() = %v, Ready() = %v", err, p.Ready())
+	}
+	q, err := s.Build(src, "")
+	if err != nil || q.e != p.e {
+		t.Fatalf("Build of a prepared source: %v, same entry %v", err, q.e == p.e)
+	}
+	p.Close() // q still uses it
+	q.Release()
+	s.mu.Lock()
+	_, kept := s.progs["\x00"+src]
+	s.mu.Unlock()
+	if kept {
+		t.Error("a program closed by one user and released by the other is still cached")
+	}
+
+	_, err = s.Build("__kernel void bad(__global float *y) { y[0] = undeclared_variable; }", "")
+	if err == nil || !strings.Contains(err.Error(), "rejected the source") || !strings.Contains(err.Error(), "undeclared_variable") {
+		t.Errorf("Build of a broken source: %v, want the compiler's log", err)
+	}
+}
+
+func TestCheckLaunch(t *testing.T) {
+	s := session(t)
+	d := s.Device()
+	for _, c := range []struct {
+		global, local []int
+		bytes         int64
+		msg           string
+	}{
+		{[]int{64}, []int{16}, 0, ""},
+		{[]int{64}, nil, 0, ""},
+		{nil, nil, 0, "1 to 3 dimensions"},
+		{[]int{64}, []int{16, 1}, 0, "has 2 dimension(s)"},
+		{[]int{64}, []int{24}, 0, "does not divide"},
+		{[]int{64}, []int{0}, 0, "not positive"},
+		{[]int{1 << 20}, []int{1 << 20}, 0, "allows"},
+		{[]int{64}, nil, d.LocalMemSize + 1, "bytes of local memory"},
+	} {
+		err := s.CheckLaunch(c.global, c.local, c.bytes)
+		if (err == nil) != (c.msg == "") || err != nil && !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("CheckLaunch(%v, %v, %d) = %v, want an error mentioning %q", c.global, c.local, c.bytes, err, c.msg)
+		}
+	}
+}
+
+func TestMemo(t *testing.T) {
+	s := session(t)
+	key := [32]byte{1, 2, 3}
+	calls := 0
+	f := func() (int, error) { calls++; return 7, nil }
+	for range 2 {
+		if v, err := Memo(s, key, f); v != 7 || err != nil {
+			t.Fatalf("Memo = %v, %v", v, err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("%d computations of one key, want 1", calls)
+	}
+	other := [32]byte{4}
+	fail := func() (int, error) { calls++; return 0, errors.New("no") }
+	Memo(s, other, fail)
+	Memo(s, other, fail)
+	if calls != 3 {
+		t.Errorf("a failed computation was remembered (%d calls, want 3)", calls)
+	}
+}
