@@ -308,24 +308,6 @@ func BenchmarkSizeChain(b *testing.B) {
 	}
 }
 
-func BenchmarkSizeTable2_3D(b *testing.B) {
-	for b.Loop() {
-		s, _, err := Table2(Table2Spec{Domain: []int{512, 512, 512}, Loops: []int{1000, 64, 7}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		s.Size()
-	}
-}
-
-func BenchmarkSample(b *testing.B) {
-	s, _, _ := Table2(Table2Spec{Domain: []int{512, 512, 512}, Loops: []int{1000, 64, 7}})
-	r := NewRand(1)
-	for b.Loop() {
-		s.Sample(r)
-	}
-}
-
 // TestSampleUniform checks with a chi-square statistic that Sample is
 // uniform over the points of a space whose subtrees differ in size (a
 // sampler that drew each value uniformly from its range would fail it).

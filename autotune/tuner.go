@@ -1,15 +1,20 @@
-// Package autotune searches the optimizer's parameter space for the fastest
-// variant of a kernel: the autotuner of the paper's Figure 2, which injects
-// settings of the Table 2 parameters into the optimizer, measures the
-// variants, and keeps the best.
+// Package autotune is the search of the paper's Figure 2, the autotuner:
+// it proposes settings of the optimizer's parameters, has them evaluated,
+// and keeps the best.
 //
-// The search is independent of OpenCL. A Space (space.go) holds the legal
-// settings, built constraint-first so that it is counted, indexed and
-// sampled without being listed; Table2 builds the space of a kernel. A
-// Strategy proposes points one at a time and learns from their results:
-// Exhaustive, Random (the baseline) and, in package genetic, the paper's
-// genetic algorithm. An Evaluator measures a point. Tune runs the loop
-// within a time budget and returns a Report.
+// It is the pure search: it imports only the standard library and knows
+// nothing of kernels, passes or OpenCL, so it is used and tested without
+// cgo, live or over recorded measurements. A Space (space.go) holds the
+// legal settings, built constraint-first so that it is counted, indexed and
+// sampled without being listed. A Strategy proposes points one at a time
+// and learns from their results: Exhaustive, Random (the baseline) and, in
+// package genetic, the paper's genetic algorithm; package strategies lists
+// them by name. An Evaluator measures a point. Tune runs the loop within a
+// time budget and returns a Report.
+//
+// The other parts are elsewhere: package optimizer builds the space of a
+// kernel (Table 2) and evaluates a point by generating its variant, and
+// package runner builds, runs and checks variants on a device.
 //
 // Searches are deterministic given a seed: strategies draw from the
 // *rand.Rand they are given (see NewRand).

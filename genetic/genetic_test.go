@@ -1,4 +1,4 @@
-package genetic
+package genetic_test
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 	"testing"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/genetic"
+	"github.com/hplopt/hplopt/optimizer"
 )
 
-func table2(t testing.TB, spec autotune.Table2Spec) *autotune.Space {
+func table2(t testing.TB, spec optimizer.Table2Spec) *autotune.Space {
 	t.Helper()
-	s, _, err := autotune.Table2(spec)
+	s, _, err := optimizer.Table2(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +65,14 @@ func simple(_ context.Context, p autotune.Point) autotune.Result {
 	return autotune.Result{Outcome: autotune.OK, Ms: float64(sum)}
 }
 
-func run(t testing.TB, space *autotune.Space, seed uint64, set Settings, max int) *autotune.Report {
+func run(t testing.TB, space *autotune.Space, seed uint64, set genetic.Settings, max int) *autotune.Report {
 	t.Helper()
 	return runWith(t, space, seed, set, max, model)
 }
 
-func runWith(t testing.TB, space *autotune.Space, seed uint64, set Settings, max int, ev autotune.EvaluatorFunc) *autotune.Report {
+func runWith(t testing.TB, space *autotune.Space, seed uint64, set genetic.Settings, max int, ev autotune.EvaluatorFunc) *autotune.Report {
 	t.Helper()
-	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: max, Seed: seed}, space, New(space, autotune.NewRand(seed), set), ev)
+	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: max, Seed: seed}, space, genetic.New(space, autotune.NewRand(seed), set), ev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,30 +89,17 @@ func history(rep *autotune.Report) string {
 	return b.String()
 }
 
-func TestDefaults(t *testing.T) {
-	got := Settings{}.withDefaults()
-	want := Settings{Population: 20, Tournament: 3, Crossover: 0.9, Mutation: 0.1, Elite: 2, Immigrants: 10}
-	if !(got.Population == want.Population && got.Tournament == want.Tournament && got.Crossover == want.Crossover &&
-		got.Mutation == want.Mutation && got.Elite == want.Elite && got.Immigrants == want.Immigrants) {
-		t.Errorf("defaults %+v, want %+v", got, want)
-	}
-	got = Settings{Elite: -1, Crossover: -1, Mutation: -1, Population: 1}.withDefaults()
-	if got.Elite != 0 || got.Crossover >= 0 || got.Mutation >= 0 || got.Immigrants != 1 {
-		t.Errorf("negative settings %+v", got)
-	}
-}
-
 // TestEveryPointOnce runs the genetic search on a small space to the end:
 // it must propose every point of the space exactly once (duplicates are
 // never re-measured) and each proposal must be in the space.
 func TestEveryPointOnce(t *testing.T) {
-	for _, spec := range []autotune.Table2Spec{
+	for _, spec := range []optimizer.Table2Spec{
 		{Domain: []int{8}, Loops: []int{8}},
 		{Domain: []int{12, 3}},
 	} {
 		space := table2(t, spec)
 		n := int(space.Size().Int64())
-		for _, set := range []Settings{{}, {Population: 5, Mutation: -1}, {Population: 50}} {
+		for _, set := range []genetic.Settings{{}, {Population: 5, Mutation: -1}, {Population: 50}} {
 			rep := runWith(t, space, 1, set, 0, simple)
 			seen := map[string]bool{}
 			for _, e := range rep.History {
@@ -130,8 +119,8 @@ func TestEveryPointOnce(t *testing.T) {
 }
 
 func TestReproducible(t *testing.T) {
-	space := table2(t, autotune.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
-	a, b, c := run(t, space, 7, Settings{}, 300), run(t, space, 7, Settings{}, 300), run(t, space, 8, Settings{}, 300)
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	a, b, c := run(t, space, 7, genetic.Settings{}, 300), run(t, space, 7, genetic.Settings{}, 300), run(t, space, 8, genetic.Settings{}, 300)
 	if history(a) != history(b) {
 		t.Errorf("same seed, different histories")
 	}
@@ -149,13 +138,13 @@ func TestReproducible(t *testing.T) {
 }
 
 func TestSeeds(t *testing.T) {
-	space := table2(t, autotune.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
 	base, err := space.PointOf(map[string]int{"szx": 1024, "szy": 1024, "lszx": 64, "lszy": 1, "bszx": 1, "bszy": 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// uf=0 is outside the space: Repair makes it 1.
-	ga := New(space, autotune.NewRand(1), Settings{Seeds: []autotune.Point{base, base}})
+	ga := genetic.New(space, autotune.NewRand(1), genetic.Settings{Seeds: []autotune.Point{base, base}})
 	p, ok := ga.Next()
 	if !ok || p.Key() != space.Repair(base).Key() || p.Get("uf") != 1 || ga.Generation() != 1 {
 		t.Errorf("first proposal %v, want the repaired seed", p)
@@ -172,7 +161,7 @@ func TestSeeds(t *testing.T) {
 		t.Errorf("second generation not bred")
 	}
 	// The working seed is the only elite, kept in generation 2.
-	if !slices.ContainsFunc(ga.pop, p.Equal) {
+	if !slices.ContainsFunc(genetic.Population(ga), p.Equal) {
 		t.Errorf("elite lost")
 	}
 }
@@ -183,10 +172,10 @@ func TestBeatsRandom(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	space := table2(t, autotune.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
 	var ga, rnd []float64
 	for seed := uint64(1); seed <= 12; seed++ {
-		ga = append(ga, run(t, space, seed, Settings{}, 300).BestMs)
+		ga = append(ga, run(t, space, seed, genetic.Settings{}, 300).BestMs)
 		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 300}, space, autotune.NewRandom(space, autotune.NewRand(seed)), autotune.EvaluatorFunc(model))
 		if err != nil {
 			t.Fatal(err)

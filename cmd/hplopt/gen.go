@@ -29,10 +29,11 @@ func variantOf(cfg *runConfig) error {
 	if err != nil {
 		return err
 	}
-	prob, err := hpl.Eval(cfg.Bench.Kernel).Device(cfg.Device).Global(inst.Global...).OptimizerProblem(inst.Args...)
+	op, err := hpl.Eval(cfg.Bench.Kernel).Device(cfg.Device).Global(inst.Global...).OptimizerProblem(inst.Args...)
 	if err != nil {
 		return err
 	}
+	prob := op.Passes
 	p, err := transforms.Complete(prob, given)
 	if err != nil {
 		return err
@@ -87,11 +88,12 @@ func genVerb(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	prob, err := hpl.Eval(b.Kernel).Device(*device).Global(inst.Global...).OptimizerProblem(inst.Args...)
+	op, err := hpl.Eval(b.Kernel).Device(*device).Global(inst.Global...).OptimizerProblem(inst.Args...)
 	if err != nil {
 		fmt.Fprintf(stderr, "hplopt gen: %v\n", err)
 		return 1
 	}
+	prob := op.Passes
 	p, err := transforms.Complete(prob, given)
 	if err != nil {
 		return fail(err)

@@ -1,10 +1,6 @@
-package hpl
+package optimizer
 
-import (
-	"testing"
-
-	"github.com/hplopt/hplopt/autotune"
-)
+import "testing"
 
 // TestCanonicalSeeds checks that the genetic search's seeds for GPUs and
 // CPUs are points of the Table 2 space of kernels of 1 to 3 dimensions, and
@@ -19,7 +15,7 @@ func TestCanonicalSeeds(t *testing.T) {
 		{[]int{32, 32, 32}, []int{32, 32, 32}},
 		{[]int{64, 64, 64}, []int{4096}},
 	} {
-		space, _, err := autotune.Table2(autotune.Table2Spec{Domain: c.domain, Loops: c.loops})
+		space, _, err := Table2(Table2Spec{Domain: c.domain, Loops: c.loops})
 		if err != nil {
 			t.Fatal(err)
 		}

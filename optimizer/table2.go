@@ -1,4 +1,4 @@
-package autotune
+package optimizer
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -86,17 +87,17 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 // Constraints the ranges cannot express (those of transforms.Validate that
 // depend on the kernel's code, such as local memory use) are checked when a
 // point is evaluated: such points are counted as Illegal.
-func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
+func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.Params, error) {
 	dims, loops := len(spec.Domain), len(spec.Loops)
 	if dims < 1 || dims > 3 {
-		return nil, nil, fmt.Errorf("autotune: Table2: %d global dimensions, want 1 to 3", dims)
+		return nil, nil, fmt.Errorf("optimizer: Table2: %d global dimensions, want 1 to 3", dims)
 	}
 	if loops > 3 {
-		return nil, nil, fmt.Errorf("autotune: Table2: %d compute loops, want at most 3", loops)
+		return nil, nil, fmt.Errorf("optimizer: Table2: %d compute loops, want at most 3", loops)
 	}
 	for d, n := range spec.Domain {
 		if n < 1 {
-			return nil, nil, fmt.Errorf("autotune: Table2: domain size %d along %c, want at least 1", n, "xyz"[d])
+			return nil, nil, fmt.Errorf("optimizer: Table2: domain size %d along %c, want at least 1", n, "xyz"[d])
 		}
 	}
 	maxWG := spec.MaxWorkGroup
@@ -105,7 +106,7 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 	}
 	name := func(n transforms.Name) string { return string(n) }
 
-	var params []Param
+	var params []autotune.Param
 	for d := 0; d < dims; d++ {
 		n := spec.Domain[d]
 		var r []int
@@ -114,7 +115,7 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 				r = append(r, b)
 			}
 		}
-		params = append(params, Param{Name: name(transforms.Block(d)), Range: func(Point) []int { return r }})
+		params = append(params, autotune.Param{Name: name(transforms.Block(d)), Range: func(autotune.Point) []int { return r }})
 	}
 	{
 		// fullunroll and interleave only act on blocks of several points.
@@ -122,7 +123,7 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 		for d := 0; d < dims; d++ {
 			deps = append(deps, name(transforms.Block(d)))
 		}
-		blockFlag := func(p Point) []int {
+		blockFlag := func(p autotune.Point) []int {
 			for _, n := range deps {
 				if p.Get(n) > 1 {
 					return []int{0, 1}
@@ -130,7 +131,7 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 			}
 			return []int{0}
 		}
-		runs := func(p Point) []int {
+		runs := func(p autotune.Point) []int {
 			r := []int{1}
 			if p.Get(name(transforms.Interleave)) == 0 {
 				return r
@@ -147,9 +148,9 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 			return r
 		}
 		params = append(params,
-			Param{Name: name(transforms.FullUnroll), Deps: deps, Range: blockFlag},
-			Param{Name: name(transforms.Interleave), Deps: deps, Range: blockFlag},
-			Param{Name: name(transforms.VW), Deps: append([]string{name(transforms.Interleave)}, deps...), Range: runs})
+			autotune.Param{Name: name(transforms.FullUnroll), Deps: deps, Range: blockFlag},
+			autotune.Param{Name: name(transforms.Interleave), Deps: deps, Range: blockFlag},
+			autotune.Param{Name: name(transforms.VW), Deps: append([]string{name(transforms.Interleave)}, deps...), Range: runs})
 	}
 	for d := 0; d < dims; d++ {
 		n := spec.Domain[d]
@@ -162,7 +163,7 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 		for e := 0; e < d; e++ {
 			deps = append(deps, name(transforms.Local(e)))
 		}
-		params = append(params, Param{Name: lsz, Deps: deps, Range: func(p Point) []int {
+		params = append(params, autotune.Param{Name: lsz, Deps: deps, Range: func(p autotune.Point) []int {
 			blocks := ceilDiv(n, p.Get(bsz))
 			group := 1
 			for _, n := range deps[1:] {
@@ -177,18 +178,18 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 			}
 			return r
 		}})
-		params = append(params, Param{Name: name(transforms.Global(d)), Deps: []string{bsz, lsz}, Range: func(p Point) []int {
+		params = append(params, autotune.Param{Name: name(transforms.Global(d)), Deps: []string{bsz, lsz}, Range: func(p autotune.Point) []int {
 			return globalSizes(ceilDiv(n, p.Get(bsz)), p.Get(lsz))
 		}})
 	}
 	for i, l := range spec.Loops {
 		r := tileSizes(l)
-		params = append(params, Param{Name: name(transforms.Tile(i)), Range: func(Point) []int { return r }})
+		params = append(params, autotune.Param{Name: name(transforms.Tile(i)), Range: func(autotune.Point) []int { return r }})
 	}
 	if loops > 0 {
 		last := name(transforms.Tile(loops - 1))
 		length := spec.Loops[loops-1]
-		params = append(params, Param{Name: name(transforms.UF), Deps: []string{last}, Range: func(p Point) []int {
+		params = append(params, autotune.Param{Name: name(transforms.UF), Deps: []string{last}, Range: func(p autotune.Point) []int {
 			t := p.Get(last)
 			if t == 0 {
 				t = length
@@ -209,8 +210,8 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 	if loops > 0 {
 		lmem = []int{0, 1}
 	}
-	params = append(params, Param{Name: name(transforms.LMem), Range: func(Point) []int { return lmem }})
-	params = append(params, Param{Name: name(transforms.LCopy), Deps: []string{name(transforms.LMem)}, Range: func(p Point) []int {
+	params = append(params, autotune.Param{Name: name(transforms.LMem), Range: func(autotune.Point) []int { return lmem }})
+	params = append(params, autotune.Param{Name: name(transforms.LCopy), Deps: []string{name(transforms.LMem)}, Range: func(p autotune.Point) []int {
 		if p.Get(name(transforms.LMem)) == 1 {
 			return []int{0, 1}
 		}
@@ -223,25 +224,25 @@ func Table2(spec Table2Spec) (*Space, func(Point) transforms.Params, error) {
 			found = found || p.Name == string(n)
 		}
 		if !found {
-			return nil, nil, fmt.Errorf("autotune: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
+			return nil, nil, fmt.Errorf("optimizer: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
 		}
 	}
 	for i := range params {
 		if v, ok := spec.Fixed[transforms.Name(params[i].Name)]; ok {
-			params[i].Range = func(Point) []int { return []int{v} }
+			params[i].Range = func(autotune.Point) []int { return []int{v} }
 		}
 	}
-	s, err := NewSpace(params...)
+	s, err := autotune.NewSpace(params...)
 	if err != nil {
 		return nil, nil, err
 	}
 	names := s.Names()
-	toParams := func(p Point) transforms.Params {
+	toParams := func(p autotune.Point) transforms.Params {
 		var tp transforms.Params
 		for i, n := range names {
 			if i < p.Len() {
 				// Only negative values fail, which no range holds.
-				_ = tp.Set(transforms.Name(n), p.vals[i])
+				_ = tp.Set(transforms.Name(n), p.Value(i))
 			}
 		}
 		return tp
@@ -305,7 +306,7 @@ func tileSizes(l int) []int {
 	return append([]int{0}, r...)
 }
 
-func paramNames(ps []Param) string {
+func paramNames(ps []autotune.Param) string {
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name)

@@ -1,4 +1,4 @@
-package autotune
+package optimizer
 
 import (
 	"math/big"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -292,7 +293,7 @@ func TestTable2Large(t *testing.T) {
 		t.Errorf("3D space of %v points, expected more than 1e9", size)
 	}
 	t.Logf("3D space: %v points", size)
-	r := NewRand(11)
+	r := autotune.NewRand(11)
 	for range 3000 {
 		p := s.Sample(r)
 		checkTable2(t, spec, toParams(p))
@@ -320,5 +321,23 @@ func TestTable2Large(t *testing.T) {
 	}
 	if got := toParams(p); got != base {
 		t.Errorf("toParams(%v) = %v, want %v", p, got, base)
+	}
+}
+
+func BenchmarkSizeTable2_3D(b *testing.B) {
+	for b.Loop() {
+		s, _, err := Table2(Table2Spec{Domain: []int{512, 512, 512}, Loops: []int{1000, 64, 7}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Size()
+	}
+}
+
+func BenchmarkSample(b *testing.B) {
+	s, _, _ := Table2(Table2Spec{Domain: []int{512, 512, 512}, Loops: []int{1000, 64, 7}})
+	r := autotune.NewRand(1)
+	for b.Loop() {
+		s.Sample(r)
 	}
 }

@@ -1,0 +1,16 @@
+package genetic
+
+import "testing"
+
+func TestDefaults(t *testing.T) {
+	got := Settings{}.withDefaults()
+	want := Settings{Population: 20, Tournament: 3, Crossover: 0.9, Mutation: 0.1, Elite: 2, Immigrants: 10}
+	if !(got.Population == want.Population && got.Tournament == want.Tournament && got.Crossover == want.Crossover &&
+		got.Mutation == want.Mutation && got.Elite == want.Elite && got.Immigrants == want.Immigrants) {
+		t.Errorf("defaults %+v, want %+v", got, want)
+	}
+	got = Settings{Elite: -1, Crossover: -1, Mutation: -1, Population: 1}.withDefaults()
+	if got.Elite != 0 || got.Crossover >= 0 || got.Mutation >= 0 || got.Immigrants != 1 {
+		t.Errorf("negative settings %+v", got)
+	}
+}

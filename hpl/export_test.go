@@ -1,4 +1,0 @@
-package hpl
-
-// CanonicalSeeds exposes canonicalSeeds to the external tests.
-var CanonicalSeeds = canonicalSeeds

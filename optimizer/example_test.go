@@ -1,0 +1,28 @@
+package optimizer_test
+
+import (
+	"fmt"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/optimizer"
+)
+
+// The Table 2 space of the paper's running example: a 2D matrix product
+// of 1024x1024 points with one compute loop of 1024 iterations.
+func ExampleTable2() {
+	space, toParams, err := optimizer.Table2(optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}, MaxWorkGroup: 256})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(space.Names())
+	fmt.Println(space.Size(), "points")
+	p := space.Sample(autotune.NewRand(1))
+	fmt.Println(p)
+	tp := toParams(p)
+	fmt.Println("global", tp.Global, "local", tp.Local, "block", tp.Block, "tile", tp.Tile, "uf", tp.Unroll)
+	// Output:
+	// [bszx bszy fullunroll interleave vw lszx szx lszy szy tw0 uf lmem lcopy]
+	// 20785638 points
+	// bszx=16,bszy=4,fullunroll=1,interleave=1,vw=4,lszx=1,szx=4,lszy=32,szy=64,tw0=0,uf=1,lmem=1,lcopy=0
+	// global [4 64 0] local [1 32 0] block [16 4 0] tile [0 0 0] uf 1
+}

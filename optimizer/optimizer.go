@@ -1,0 +1,213 @@
+// Package optimizer is the paper's Figure 2: it searches the optimizer's
+// parameters for one kernel on one device by measured, verified time.
+//
+// The parts it wires together each live in their own package:
+//
+//   - the space: Table2 (table2.go) builds the space of the paper's Table 2
+//     parameters over transforms.Params, constraint-first, for the
+//     kernel's domain, compute loops and the device's limits; canonical
+//     GPU and CPU shapes (seeds.go) and the single-point setting seed it;
+//   - the search: a strategy from package strategies (the one registry of
+//     strategies, by name), run by autotune.Tune, which knows nothing of
+//     kernels or devices;
+//   - the evaluator (evaluator.go): a point becomes transforms.Params, the
+//     passes of package transforms make the variant, package codegen
+//     prints its OpenCL, and a runner.Worker builds, runs and checks it on
+//     the device in a child process.
+//
+// Package hpl's Optimize and Tune are thin adapters over Tune: they make
+// the Problem from the user's arguments. A program that tunes must call
+// runner.MaybeWorker first in main (see Tune).
+package optimizer
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/codegen"
+	"github.com/hplopt/hplopt/opencl"
+	"github.com/hplopt/hplopt/patterns"
+	"github.com/hplopt/hplopt/runner"
+	"github.com/hplopt/hplopt/strategies"
+	"github.com/hplopt/hplopt/transforms"
+)
+
+// Problem is one kernel to tune on one device: the passes' view of it and
+// the data its variants run on. Make it with NewProblem.
+type Problem struct {
+	// Passes is what the transform passes work on: the specialized kernel,
+	// the single-point domain, the int arguments' values, the device's
+	// limits, and the kernel's access-pattern table, analysed once here
+	// rather than for every variant.
+	Passes *transforms.Problem
+	// Data holds the kernel's arguments, in parameter order, with the
+	// initial contents of the arrays; outputs are marked.
+	Data *runner.Problem
+	// Device is the device the variants run on.
+	Device *opencl.Device
+}
+
+// NewProblem makes the problem of kernel k, specialized for its arguments
+// (every array parameter's Extents set), launched over domain (the
+// single-point global domain, x first) on data, on device dev.
+func NewProblem(k *ast.Kernel, domain []int, data *runner.Problem, dev *opencl.Device) (*Problem, error) {
+	if k == nil || dev == nil || data == nil {
+		return nil, fmt.Errorf("optimizer: NewProblem needs a kernel, data and a device")
+	}
+	if len(data.Args) != len(k.Params) {
+		return nil, fmt.Errorf("optimizer: kernel %s takes %d arguments, the data has %d", k.Name, len(k.Params), len(data.Args))
+	}
+	ps := &transforms.Problem{Kernel: k, Domain: domain, Ints: map[string]int{}, MaxWorkGroup: dev.MaxWorkGroupSize, LocalMem: dev.LocalMemSize}
+	for d := 0; d < len(dev.MaxWorkItemSizes) && d < 3; d++ {
+		ps.MaxWorkItems[d] = dev.MaxWorkItemSizes[d]
+	}
+	for i, a := range data.Args {
+		if a.Scalar && a.Type == ast.Int {
+			ps.Ints[k.Params[i].Name] = int(a.Value)
+		}
+	}
+	// The analysis of a kernel without a compute section fails; Apply
+	// then says so for every setting.
+	if info, err := patterns.Analyze(k); err == nil {
+		ps.Info = info
+	}
+	return &Problem{Passes: ps, Data: data, Device: dev}, nil
+}
+
+// Tuning is the outcome of a search.
+type Tuning struct {
+	Kernel     string
+	Device     string
+	Settings   Settings // with defaults filled in
+	Report     *autotune.Report
+	SpaceSize  *big.Int
+	BaselineMs float64 // the single-point kernel's time
+	// Best is the fastest verified variant (nil when none succeeded),
+	// BestParams its setting and Source its OpenCL.
+	Best       *transforms.Variant
+	BestParams map[string]int
+	Source     string
+	// SinglePointSource is the OpenCL of the kernel as written, which an
+	// optimized Run uses when SinglePointFaster.
+	SinglePointSource string
+}
+
+// SinglePointFaster reports that no verified variant beat the single-point
+// kernel: none ran correctly, or the fastest took at least as long. An
+// optimized Run then runs the kernel as written.
+func (t *Tuning) SinglePointFaster() bool {
+	return t.Best == nil || t.Report.BestMs <= 0 || t.Report.BestMs >= t.BaselineMs
+}
+
+// Speedup is the single-point kernel's time over the best variant's.
+func (t *Tuning) Speedup() float64 {
+	if t.Best == nil || t.Report.BestMs <= 0 {
+		return 0
+	}
+	return t.BaselineMs / t.Report.BestMs
+}
+
+// JSON returns the tuning as the CLI's --json object.
+func (t *Tuning) JSON() *autotune.JSONReport {
+	return t.Report.JSON(t.Kernel, t.Device, t.BaselineMs)
+}
+
+// Tune searches the optimizer's parameters for prob: every variant is
+// built, run and checked against the single-point kernel's output in a
+// worker process (runner.Worker) before its time counts. The worker is the
+// program's own executable started again, so the program must call
+// runner.MaybeWorker first in main (a test binary first in TestMain).
+// Cancelling ctx ends the search with the best variant found so far.
+func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("optimizer: internal error tuning %s: %v", prob.Passes.Kernel.Name, r)
+		}
+	}()
+	set = set.withDefaults()
+	info, err := strategies.Lookup(set.Strategy)
+	if err != nil {
+		return nil, err
+	}
+	set.Strategy = info.Name
+	ps := prob.Passes
+	s, err := newSearch(ps, set, prob.Device.Type&opencl.CPU != 0)
+	if err != nil {
+		return nil, err
+	}
+	src, err := codegen.Source(ps.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	ref := &runner.Variant{Source: src, KernelName: ps.Kernel.Name, Global: ps.Domain}
+	builds := set.builds()
+	w, err := runner.StartWorker(ctx, prob.Data, ref, runner.WorkerSettings{Device: prob.Device.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Measure: runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	base, err := w.Baseline()
+	if err != nil {
+		return nil, err
+	}
+	// Until a variant has run, the single-point kernel's time is the one to
+	// beat: a variant four times slower than it is timed once, not Runs times.
+	eval := &evaluator{prob: ps, toParams: s.toParams, w: w, made: map[string]made{}, keep: 2*builds + 4, best: base}
+	rep, err := s.run(ctx, set, eval)
+	if rep == nil {
+		return nil, err
+	}
+	t = &Tuning{Kernel: ps.Kernel.Name, Device: w.Device(), Settings: set, Report: rep, SpaceSize: s.space.Size(), BaselineMs: base, SinglePointSource: src}
+	if rep.Found {
+		t.BestParams = rep.Best.Map()
+		if v, err := transforms.Apply(ps, s.toParams(rep.Best)); err == nil {
+			t.Best = v
+			t.Source, _ = codegen.Source(v.Kernel)
+		}
+	}
+	return t, err
+}
+
+// search is the part of a tuning that needs no device: the Table 2 space
+// of a problem, the conversion of its points to transforms.Params, and the
+// strategy, seeded.
+type search struct {
+	space    *autotune.Space
+	toParams func(autotune.Point) transforms.Params
+	strategy autotune.Strategy
+}
+
+// newSearch makes the search of ps with set (defaults filled in); cpu
+// selects the seeds of a CPU device.
+func newSearch(ps *transforms.Problem, set Settings, cpu bool) (*search, error) {
+	info, err := strategies.Lookup(set.Strategy)
+	if err != nil {
+		return nil, err
+	}
+	loops, err := transforms.LoopLengths(ps)
+	if err != nil {
+		return nil, err
+	}
+	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, Fixed: set.Fixed})
+	if err != nil {
+		return nil, err
+	}
+	opt := strategies.Options{Genetic: set.Genetic}
+	if pt, err := space.PointOf(transforms.Baseline(ps).Map(len(ps.Domain), len(loops))); err == nil {
+		opt.Seeds = append(opt.Seeds, space.Repair(pt))
+	}
+	for _, m := range canonicalSeeds(ps.Domain, loops, cpu) {
+		if pt, err := space.PointOf(m); err == nil {
+			opt.Seeds = append(opt.Seeds, space.Repair(pt))
+		}
+	}
+	return &search{space: space, toParams: toParams, strategy: info.New(space, autotune.NewRand(set.Seed), opt)}, nil
+}
+
+// run searches with ev.
+func (s *search) run(ctx context.Context, set Settings, ev autotune.Evaluator) (*autotune.Report, error) {
+	return autotune.Tune(ctx, autotune.Settings{Budget: set.Time, MaxEvals: set.Evals, Seed: set.Seed, Progress: set.Progress, Lookahead: set.builds(), ReadyFirst: set.ReadyFirst}, s.space, s.strategy, ev)
+}

@@ -1,0 +1,53 @@
+package optimizer
+
+import "github.com/hplopt/hplopt/transforms"
+
+// canonicalSeeds are starting points for the genetic search beside the
+// single-point setting. On a GPU: the register-blocked, local-memory shapes
+// that hand-tuned GPU kernels use (work-groups of 256, a few points per
+// work-item, interleaved singly or in runs of two, tiles of 16 or 32). On a
+// CPU device (cpu): few work-items per group, each with a run of 16 points
+// along x in vectors of 4, the shapes that won PoCL's searches (the GPU
+// shapes are slow there: 2DCONV's first takes 4 times the single-point
+// kernel). Parameters fixed by the user are pinned by the space anyway;
+// values outside the space are repaired.
+func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
+	type shape struct {
+		local, block          [3]int
+		vw, tile, lcopy, lmem int
+		uf                    int
+	}
+	shapes := map[int][]shape{
+		1: {{[3]int{128, 1, 1}, [3]int{4, 1, 1}, 1, 32, 0, 1, 4}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 32, 0, 1, 4}},
+		2: {{[3]int{16, 16, 1}, [3]int{8, 8, 1}, 2, 16, 0, 1, 4}, {[3]int{16, 8, 1}, [3]int{8, 8, 1}, 1, 32, 1, 1, 4}, {[3]int{16, 16, 1}, [3]int{8, 8, 1}, 1, 32, 0, 1, 4}, {[3]int{16, 16, 1}, [3]int{4, 4, 1}, 1, 32, 0, 1, 4}, {[3]int{32, 8, 1}, [3]int{4, 8, 1}, 1, 32, 0, 1, 4}},
+		3: {{[3]int{16, 8, 2}, [3]int{1, 2, 2}, 1, 32, 0, 1, 4}, {[3]int{32, 4, 2}, [3]int{2, 2, 1}, 1, 32, 0, 1, 4}},
+	}
+	if cpu {
+		shapes = map[int][]shape{
+			1: {{[3]int{1, 1, 1}, [3]int{16, 1, 1}, 4, 0, 0, 0, 8}, {[3]int{4, 1, 1}, [3]int{16, 1, 1}, 1, 256, 0, 0, 16}},
+			2: {{[3]int{4, 2, 1}, [3]int{16, 2, 1}, 4, 0, 0, 0, 8}, {[3]int{32, 4, 1}, [3]int{16, 16, 1}, 4, 32, 0, 1, 4}, {[3]int{16, 8, 1}, [3]int{16, 8, 1}, 1, 256, 0, 1, 4}},
+			3: {{[3]int{1, 2, 2}, [3]int{16, 1, 2}, 4, 0, 0, 0, 8}, {[3]int{1, 4, 4}, [3]int{16, 1, 4}, 4, 8, 0, 1, 8}},
+		}
+	}
+	var out []map[string]int
+	for _, sh := range shapes[len(domain)] {
+		m := map[transforms.Name]int{transforms.FullUnroll: 1, transforms.Interleave: 1, transforms.VW: sh.vw, transforms.LMem: sh.lmem, transforms.LCopy: sh.lcopy, transforms.UF: sh.uf}
+		for d, n := range domain {
+			lsz, bsz := min(sh.local[d], n), min(sh.block[d], n)
+			blocks := (n + bsz - 1) / bsz
+			m[transforms.Local(d)], m[transforms.Block(d)], m[transforms.Global(d)] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
+		}
+		for i, l := range loops {
+			m[transforms.Tile(i)] = min(l, sh.tile)
+		}
+		if len(loops) == 0 {
+			m[transforms.LMem], m[transforms.LCopy], m[transforms.UF] = 0, 0, 1
+		}
+		pt := map[string]int{}
+		for n, v := range m {
+			pt[string(n)] = v
+		}
+		out = append(out, pt)
+	}
+	return out
+}

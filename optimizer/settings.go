@@ -1,0 +1,141 @@
+package optimizer
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/genetic"
+	"github.com/hplopt/hplopt/strategies"
+	"github.com/hplopt/hplopt/transforms"
+)
+
+// Settings controls a search of the optimizer's parameters: the paper's
+// OptimizerSettings. The zero value searches with the genetic algorithm
+// for 60 seconds with seed 1.
+type Settings struct {
+	// Strategy names a search strategy of package strategies (a unique
+	// prefix is enough). Default "": strategies.Default.
+	Strategy string
+	// Seed makes the search reproducible. Default 0: 1.
+	Seed uint64
+	// Time is the search budget (the paper's -t). Default 0: 60 s.
+	Time time.Duration
+	// Evals bounds the number of evaluations (-e). Default 0: no bound.
+	Evals int
+	// Timeout is the fixed part of the limit on one variant's runs, on top
+	// of 20 times the single-point kernel's time. Default 0: 10 s.
+	Timeout time.Duration
+	// Progress, if not nil, is called after each evaluation. Default nil.
+	Progress func(autotune.Progress)
+	// Genetic tunes the genetic algorithm. Default: genetic.Settings{}.
+	Genetic genetic.Settings
+	// Stderr receives the measurement worker's messages. Default nil.
+	Stderr io.Writer
+	// Runs is the number of timed launches per variant (the median
+	// counts), after one warm-up. Default 0: 5.
+	Runs int
+	// Fixed pins optimizer parameters to values; the
+	// search runs over the others. Default nil.
+	Fixed map[transforms.Name]int
+	// Builds is how many upcoming variants are built in parallel while
+	// one is measured. Default 0: 2. (On the H100 host, 8 builds made no
+	// more evaluations than 2 once NVIDIA's compiler cache was cold:
+	// docs/results/README.md.)
+	Builds int
+	// ReadyFirst measures, among the variants built ahead, the first whose
+	// build is done before earlier ones still building (autotune.Settings.
+	// ReadyFirst). Default false: in the order the strategy proposed them,
+	// so a seed reproduces a search.
+	ReadyFirst bool
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.Strategy == "" {
+		s.Strategy = strategies.Default
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	if s.Time == 0 {
+		s.Time = 60 * time.Second
+	}
+	return s
+}
+
+func (s Settings) builds() int {
+	if s.Builds <= 0 {
+		return 2
+	}
+	return s.Builds
+}
+
+// ParseSettings reads settings from command-line arguments, as the paper's
+// OptimizerSettings(argc, argv): -s STRATEGY (a prefix is enough: -s g),
+// -t SECONDS, -e EVALUATIONS, --seed N. It returns the arguments it does
+// not know, for the caller's own flags.
+func ParseSettings(args []string) (Settings, []string, error) {
+	var s Settings
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
+		switch name {
+		case "s", "t", "e", "seed":
+		default:
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return s, nil, fmt.Errorf("optimizer: flag -%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		if err := s.set(name, val); err != nil {
+			return s, nil, err
+		}
+	}
+	return s, rest, nil
+}
+
+func (s *Settings) set(name, val string) error {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var secs float64
+	var n int
+	var seed uint64
+	fs.Float64Var(&secs, "t", 0, "")
+	fs.IntVar(&n, "e", 0, "")
+	fs.Uint64Var(&seed, "seed", 0, "")
+	switch name {
+	case "s":
+		st, err := strategies.Lookup(val)
+		s.Strategy = st.Name
+		return err
+	case "t":
+		if err := fs.Parse([]string{"-t", val}); err != nil || secs <= 0 {
+			return fmt.Errorf("optimizer: -t %s: want a positive number of seconds", val)
+		}
+		s.Time = time.Duration(secs * float64(time.Second))
+	case "e":
+		if err := fs.Parse([]string{"-e", val}); err != nil || n <= 0 {
+			return fmt.Errorf("optimizer: -e %s: want a positive number of evaluations", val)
+		}
+		s.Evals = n
+	case "seed":
+		if err := fs.Parse([]string{"-seed", val}); err != nil {
+			return fmt.Errorf("optimizer: --seed %s: want a non-negative integer", val)
+		}
+		s.Seed = seed
+	}
+	return nil
+}
