@@ -217,3 +217,43 @@ func TestOperators(t *testing.T) {
 		t.Error("type sizes")
 	}
 }
+
+// TestHash checks that the structural hash tells apart kernels that differ
+// in one constant, operator, name, type or extent, and not a kernel and its
+// clone.
+func TestHash(t *testing.T) {
+	base := Hash(sample())
+	if Hash(sample()) != base || Hash(Clone(sample())) != base {
+		t.Fatal("equal kernels (a clone) hash differently")
+	}
+	for _, c := range []struct {
+		what string
+		edit func(k *Kernel)
+	}{
+		{"a constant", func(k *Kernel) { k.Compute().Body.List[0].(*For).Lo = IntConst(1) }},
+		{"a float constant", func(k *Kernel) { k.Body.List[0].(*Decl).Init = &FloatLit{Value: 1, Type: Float} }},
+		{"an operator", func(k *Kernel) { k.Compute().Body.List[0].(*For).Body.List[0].(*Assign).Op = SubSet }},
+		{"a binary operator", func(k *Kernel) {
+			a := k.Compute().Body.List[0].(*For).Body.List[0].(*Assign)
+			a.RHS.(*Binary).Op = Add
+		}},
+		{"a variable's name", func(k *Kernel) { k.Body.List[0].(*Decl).Name = "acc2" }},
+		{"an identifier", func(k *Kernel) { k.Compute().Body.List[2].(*Assign).RHS = Id("s") }},
+		{"the kernel's name", func(k *Kernel) { k.Name = "rowsum2" }},
+		{"a parameter's type", func(k *Kernel) { k.Params[2].Type = Double }},
+		{"an array's extents", func(k *Kernel) { k.Params[1].Extents = []int{8, 8} }},
+		{"a barrier's fence", func(k *Kernel) { k.Compute().Body.List[1].(*Barrier).Global = true }},
+		{"a loop's unroll", func(k *Kernel) { k.Compute().Body.List[0].(*For).Unroll = 4 }},
+		{"the work-group size", func(k *Kernel) { k.WorkGroup = []int{32} }},
+		{"a special's dimension", func(k *Kernel) {
+			k.Compute().Body.List[2].(*Assign).LHS.(*Index).Indices[0] = &Special{Kind: GlobalID, Dim: 1}
+		}},
+		{"a statement more", func(k *Kernel) { k.Body.List = append(k.Body.List, &Barrier{Local: true}) }},
+	} {
+		k := sample()
+		c.edit(k)
+		if Hash(k) == base {
+			t.Errorf("changing %s does not change the hash", c.what)
+		}
+	}
+}

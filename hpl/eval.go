@@ -393,21 +393,8 @@ func (e *Evaluation) Run(args ...any) (err error) {
 	if err != nil {
 		return e.fail("%v", err)
 	}
-	lim := t.info()
-	if local != nil {
-		p := 1
-		for d, l := range local {
-			if d < len(lim.MaxItems) && lim.MaxItems[d] > 0 && l > lim.MaxItems[d] {
-				return e.fail("local size %v: %d work-items in dimension %s, %s allows %d", local, l, "xyz"[d:d+1], t, lim.MaxItems[d])
-			}
-			p *= l
-		}
-		if lim.MaxWorkGroup > 0 && p > lim.MaxWorkGroup {
-			return e.fail("local size %v makes work-groups of %d work-items, %s allows %d", local, p, t, lim.MaxWorkGroup)
-		}
-	}
-	if b := localBytes(k); lim.LocalMem > 0 && b > lim.LocalMem {
-		return e.fail("the kernel declares %d bytes of local memory, %s has %d", b, t, lim.LocalMem)
+	if err := t.checkLaunch(global, local, localBytes(k)); err != nil {
+		return e.fail("%v", err)
 	}
 	src, err := codegen.Source(k)
 	if err != nil {
@@ -468,11 +455,14 @@ func (e *Evaluation) DeviceInfo() (info DeviceInfo, err error) {
 	return t.info(), nil
 }
 
-// target is a device ready to run kernels: one OpenCL device with its
-// context and queue, and a cache of built programs.
+// target is a device ready to run kernels: a runner.Session, with its
+// cache of built programs.
 type target interface {
 	device
 	info() DeviceInfo
+	// checkLaunch rejects a launch geometry or a use of local memory the
+	// device does not allow.
+	checkLaunch(global, local []int, localBytes int64) error
 	// run builds src (once per source) and runs its kernel name.
 	run(src, name string, args []kernelArg, global, local []int) (time.Duration, error)
 }

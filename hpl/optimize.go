@@ -2,9 +2,8 @@ package hpl
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
-	"strings"
-	"sync"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/opencl"
@@ -137,33 +136,29 @@ func (e *Evaluation) Optimize(set OptimizerSettings) *Evaluation {
 // Tuning returns the search behind the last optimized Run, or nil.
 func (e *Evaluation) Tuning() *Tuning { return e.tuning }
 
-var tunings sync.Map // tuningKey -> *Tuning
-
+// runOptimized runs the fastest variant of a search for args, searching
+// first unless this process has searched for the same kernel, domain,
+// argument shapes and scalar values on the same device: the device's
+// runner.Session remembers the tunings, under tuningKey.
 func (e *Evaluation) runOptimized(args []any) error {
 	k, err := e.Specialize(args...)
 	if err != nil {
 		return err
 	}
-	var key strings.Builder
-	fmt.Fprintf(&key, "%s|%s|%v|", e.spec, ast.String(k), e.global)
-	if d, ok := e.dev.(*opencl.Device); ok && d != nil {
-		key.WriteString(d.Spec())
+	global, _, err := e.domains(k, args)
+	if err != nil {
+		return err
 	}
-	for _, a := range args {
-		if _, ok := a.(*Array); !ok {
-			fmt.Fprintf(&key, "%v,", a)
-		}
+	t, err := e.target()
+	if err != nil {
+		return e.fail("%v", err)
 	}
-	t, _ := tunings.Load(key.String())
-	if t == nil {
-		tt, err := e.Tune(context.Background(), *e.opt, args...)
-		if err != nil {
-			return err
-		}
-		tunings.Store(key.String(), tt)
-		t = tt
+	e.tuning, err = runner.Memo(t.s, tuningKey(k, global, args), func() (*Tuning, error) {
+		return e.Tune(context.Background(), *e.opt, args...)
+	})
+	if err != nil {
+		return err
 	}
-	e.tuning = t.(*Tuning)
 	run := *e
 	run.opt = nil
 	if !e.tuning.SinglePointFaster() {
@@ -173,4 +168,23 @@ func (e *Evaluation) runOptimized(args []any) error {
 	err = run.Run(args...)
 	e.elapsed = run.elapsed
 	return err
+}
+
+// tuningKey identifies a search on a device: the structural hash of the
+// kernel specialized for the arguments (its code, parameter types and the
+// arrays' extents), the global domain, and the scalar arguments' values.
+func tuningKey(k *ast.Kernel, global []int, args []any) [32]byte {
+	h := sha256.New()
+	kh := ast.Hash(k)
+	h.Write(kh[:])
+	fmt.Fprintf(h, "%v|", global)
+	for i, p := range k.Params {
+		if p.Rank == 0 {
+			v, _ := scalarArg(p, args[i])
+			fmt.Fprintf(h, "%T:%v,", v, v) // the shortest form that reads back as v
+		}
+	}
+	var key [32]byte
+	h.Sum(key[:0])
+	return key
 }
