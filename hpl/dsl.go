@@ -3,6 +3,10 @@
 // single-point kernels), host arrays that keep their device copies coherent,
 // and Eval, which runs a kernel as written or optimized for a device.
 //
+// Eval generates OpenCL C with package codegen and runs it through a
+// runner.Session, the device's one program cache and launch path; Optimize
+// and Tune are thin adapters over package optimizer, which does the search.
+//
 // A kernel is defined by a function that receives a builder K. The builder's
 // methods read like the paper's C++: K.For is for_, K.If is if_, K.Compute is
 // the compute section. Because Go has no operator overloading, arithmetic is
