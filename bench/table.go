@@ -29,7 +29,7 @@ func (c Ceiling) Known() bool { return c.PeakFLOPs > 0 && c.Bandwidth > 0 }
 // builtin holds the ceilings of the devices we measure on, matched by a part
 // of the OpenCL device name.
 var builtin = []Ceiling{
-	{Name: "H100", PeakFLOPs: 66.9e12, Bandwidth: 3.0e12, Source: "TARGETS.md: 132 SMs x 128 lanes x 2 x 1.98 GHz; measured device-to-device copy"},
+	{Name: "H100", PeakFLOPs: 66.9e12, Bandwidth: 3.0e12, Source: "132 SMs x 128 FP32 lanes x 2 x 1.98 GHz; device-to-device copy measured on the H100"},
 }
 
 // CeilingFor returns the built-in ceiling of a device, by name.
