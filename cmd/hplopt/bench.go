@@ -66,7 +66,7 @@ func parseBench(args []string) (*benchConfig, error) {
 	out := fs.String("out", "bench-results", "directory for runs/*.json, results.md, results.csv and the plots")
 	resume := fs.Bool("resume", false, "skip the runs already saved in --out")
 	report := fs.String("report", "", "make the tables and plots from the runs saved in these directories (comma-separated); run nothing")
-	ref := fs.String("reference", "", "cuBLAS SGEMM figures (the output of bench/reference/cublas_sgemm.py) to compare MATMUL, SYRK and SYR2K with")
+	ref := fs.String("reference", "", "SGEMM figures to compare MATMUL, SYRK and SYR2K with: the output of bench/reference/cublas_sgemm.py (GPU) or bin/openblas_sgemm (CPU)")
 	peak := fs.Float64("peak-tflops", 0, "FP32 peak of the device in TFLOP/s (default: built-in table by device name)")
 	bw := fs.Float64("bandwidth-tbs", 0, "memory bandwidth of the device in TB/s (default: built-in table by device name)")
 	title := fs.String("title", "", "title of results.md")
@@ -281,7 +281,7 @@ func benchOne(ctx context.Context, cfg *benchConfig, b *kernels.Benchmark, size 
 	t, inst, err := tuneBenchmark(ctx, tc, io.Discard)
 	rec.Date = time.Now().UTC().Format(time.RFC3339)
 	if inst != nil {
-		rec.FLOPs, rec.Bytes = inst.FLOPs, inst.Bytes
+		rec.FLOPs, rec.Bytes, rec.RSqrts = inst.FLOPs, inst.Bytes, inst.RSqrts
 	}
 	if t != nil {
 		rec.Device = t.Device
