@@ -5,7 +5,7 @@ GO ?= go
 PKGS := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
 export CGO_ENABLED := 1
 
-.PHONY: all deps build run test gpu bench clean
+.PHONY: all deps build run test gpu bench bench-cpu reference clean
 
 all: build
 
@@ -44,6 +44,26 @@ gpu: deps
 # writes the tables and plots under bench-results/.
 bench: build
 	./bin/hplopt bench --sizes S -s random,genetic -t 30 --out bench-results
+
+# reference builds the OpenBLAS SGEMM timer (bench/reference/openblas_sgemm.c)
+# when OpenBLAS is installed (Debian/Ubuntu: libopenblas-dev).
+reference:
+	@if echo '#include <cblas.h>' | $(CC) -E - >/dev/null 2>&1; then \
+		mkdir -p bin && $(CC) -O2 -o bin/openblas_sgemm bench/reference/openblas_sgemm.c -lopenblas; \
+	else \
+		echo "OpenBLAS not installed (apt-get install libopenblas-dev): no CPU reference"; \
+	fi
+
+# bench-cpu runs the suite at size S on the CPU device and compares MATMUL
+# with OpenBLAS SGEMM timed before and after it in the same run.
+bench-cpu: build reference
+	@mkdir -p bench-results-cpu
+	@if [ -x bin/openblas_sgemm ]; then bin/openblas_sgemm 1024 > bench-results-cpu/openblas.txt; fi
+	./bin/hplopt bench -d CPU --sizes S -s random,genetic -t 45 --out bench-results-cpu
+	@if [ -x bin/openblas_sgemm ]; then \
+		bin/openblas_sgemm 1024 >> bench-results-cpu/openblas.txt; \
+		./bin/hplopt bench --report bench-results-cpu --reference bench-results-cpu/openblas.txt --out bench-results-cpu; \
+	fi
 
 clean:
 	rm -rf bin

@@ -115,6 +115,28 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+func TestRSqrtBound(t *testing.T) {
+	c, _ := CeilingFor("H100")
+	// 65536^2 interactions with one rsqrt each take 1.03 ms at 4.17 T/s.
+	// With 19 flops each (NBODY) the FP32 peak binds (1.22 ms at 66.9
+	// TFLOP/s); with 11 (DCS3D) the rsqrt units do (0.71 ms at the peak).
+	n := 65536.0 * 65536
+	if _, bound := c.Fractions(19*n, 1e6, n, 4); bound != "compute" {
+		t.Errorf("NBODY-like: bound %s, want compute", bound)
+	}
+	if cell := ceilingCell(c, &Record{FLOPs: 19 * n, Bytes: 1e6, RSqrts: n}, 4); !strings.Contains(cell, "(compute); rsqrt 0.257") {
+		t.Errorf("NBODY-like cell %q, want the rsqrt fraction beside the FP32 one", cell)
+	}
+	f, bound := c.Fractions(11*n, 1e6, n, 4)
+	if bound != "rsqrt" || math.Abs(f-n/rsqrtH100/4e-3) > 1e-9 {
+		t.Errorf("DCS3D-like: %g (%s), want %g (rsqrt)", f, bound, n/rsqrtH100/4e-3)
+	}
+	r := &Record{FLOPs: 11 * n, Bytes: 1e6, RSqrts: n}
+	if cell := ceilingCell(c, r, 4); !strings.Contains(cell, "(rsqrt); FP32 0.") {
+		t.Errorf("cell %q, want the rsqrt fraction and the FP32 one beside it", cell)
+	}
+}
+
 func TestCeilingFraction(t *testing.T) {
 	c, ok := CeilingFor("NVIDIA H100 80GB HBM3")
 	if !ok {
@@ -138,9 +160,12 @@ func TestCeilingFraction(t *testing.T) {
 }
 
 func TestParseReferences(t *testing.T) {
-	refs, err := ParseReferences(strings.NewReader("loading torch\ncublas-sgemm n=1024 median_ms=0.0705 tflops=30.46\ncublas-sgemm n=4096 median_ms=2.6679 tflops=51.52\n"))
-	if err != nil || len(refs) != 2 || refs[1].N != 4096 || refs[1].TFLOPs != 51.52 || refs[0].Ms != 0.0705 {
+	refs, err := ParseReferences(strings.NewReader("loading torch\ncublas-sgemm n=1024 median_ms=0.0705 tflops=30.46\ncublas-sgemm n=4096 median_ms=2.6679 tflops=51.52\nopenblas-sgemm n=1024 threads=2 median_ms=7.5 gflops=286.3\n"))
+	if err != nil || len(refs) != 3 || refs[1].N != 4096 || refs[1].TFLOPs != 51.52 || refs[0].Ms != 0.0705 || refs[0].Library != "cuBLAS" {
 		t.Fatalf("%+v, %v", refs, err)
+	}
+	if o := refs[2]; o.Library != "OpenBLAS" || o.N != 1024 || math.Abs(o.TFLOPs-0.2863) > 1e-12 {
+		t.Errorf("OpenBLAS line read as %+v", o)
 	}
 	if _, err := ParseReferences(strings.NewReader("cublas-sgemm n=1024 median_ms=x tflops=1 more\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("a bad number: %v", err)
@@ -153,7 +178,7 @@ func TestMarkdownAndCSV(t *testing.T) {
 	recs[0].Report.Time = autotune.JSONTime{} // a record from before the split was kept
 	var md bytes.Buffer
 	c, _ := CeilingFor("H100")
-	err := WriteMarkdown(&md, recs, Options{Title: "T", Ceiling: c, References: []Reference{{N: 4096, Ms: 2.7, TFLOPs: 50}}})
+	err := WriteMarkdown(&md, recs, Options{Title: "T", Ceiling: c, References: []Reference{{Library: "cuBLAS", N: 4096, Ms: 2.7, TFLOPs: 50}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +194,8 @@ func TestMarkdownAndCSV(t *testing.T) {
 		"| MATMUL | 10.17 | 9.56 |",
 		"- MATMUL S (n=1024x1024 k=1024), random search: speedup 0.50",
 		"- 1DCONV S (n=64x64 k=64), random search: no result: no variant ran correctly",
-		"| MATMUL | L (n=4096x4096 k=4096) | genetic | 27.49 | 50.00 | 0.550 |",
+		"## Against cuBLAS SGEMM",
+		"| MATMUL | L (n=4096x4096 k=4096) | genetic | 27.49 TFLOP/s | 50.00 TFLOP/s | 0.550 |",
 		"hplopt bench -d GPU",
 	} {
 		if !strings.Contains(out, want) {

@@ -21,14 +21,15 @@ import (
 
 // Record is one tuning run of the suite.
 type Record struct {
-	Kernel   string  `json:"kernel"`   // command-line name: "matmul"
-	Paper    string  `json:"paper"`    // the paper's name: "MATMUL"
-	Class    string  `json:"class"`    // size class: tiny, S, M, L ("" for a custom size)
-	Size     string  `json:"size"`     // "n=1024x1024 k=1024"
-	Strategy string  `json:"strategy"` // random, genetic, exhaustive
-	BudgetS  float64 `json:"budget_s"` // the search's time budget
-	FLOPs    float64 `json:"flops"`    // useful work of one launch
-	Bytes    float64 `json:"bytes"`    // least memory traffic of one launch
+	Kernel   string  `json:"kernel"`           // command-line name: "matmul"
+	Paper    string  `json:"paper"`            // the paper's name: "MATMUL"
+	Class    string  `json:"class"`            // size class: tiny, S, M, L ("" for a custom size)
+	Size     string  `json:"size"`             // "n=1024x1024 k=1024"
+	Strategy string  `json:"strategy"`         // random, genetic, exhaustive
+	BudgetS  float64 `json:"budget_s"`         // the search's time budget
+	FLOPs    float64 `json:"flops"`            // useful work of one launch
+	Bytes    float64 `json:"bytes"`            // least memory traffic of one launch
+	RSqrts   float64 `json:"rsqrts,omitempty"` // reciprocal square roots of one launch
 	Device   string  `json:"device"`
 	Date     string  `json:"date"`              // RFC 3339, when the run ended
 	Command  string  `json:"command,omitempty"` // the hplopt command line that ran it

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,14 +15,22 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 )
 
-// Ceiling is a device's throughput limits: FP32 peak in FLOP/s and memory
-// bandwidth in bytes/s (bytes read plus written). A zero field is unknown.
+// Ceiling is a device's throughput limits: FP32 peak in FLOP/s, memory
+// bandwidth in bytes/s (bytes read plus written) and the rate of
+// reciprocal square roots per second (the special-function units). A zero
+// field is unknown.
 type Ceiling struct {
 	Name      string
 	PeakFLOPs float64
 	Bandwidth float64
+	RSqrtRate float64
 	Source    string // where the figures come from
 }
+
+// rsqrtH100 is the H100's reciprocal-square-root rate, measured with a
+// microbenchmark on the project's H100 (4.16-4.18 T/s: 16 per clock per
+// SM, one-eighth of the FP32 rate).
+const rsqrtH100 = 4.17e12
 
 // Known reports whether the ceiling has both figures.
 func (c Ceiling) Known() bool { return c.PeakFLOPs > 0 && c.Bandwidth > 0 }
@@ -29,7 +38,7 @@ func (c Ceiling) Known() bool { return c.PeakFLOPs > 0 && c.Bandwidth > 0 }
 // builtin holds the ceilings of the devices we measure on, matched by a part
 // of the OpenCL device name.
 var builtin = []Ceiling{
-	{Name: "H100", PeakFLOPs: 66.9e12, Bandwidth: 3.0e12, Source: "TARGETS.md: 132 SMs x 128 lanes x 2 x 1.98 GHz; measured device-to-device copy"},
+	{Name: "H100", PeakFLOPs: 66.9e12, Bandwidth: 3.0e12, RSqrtRate: rsqrtH100, Source: "132 SMs x 128 FP32 lanes x 2 x 1.98 GHz; device-to-device copy and rsqrt rate measured on the H100"},
 }
 
 // CeilingFor returns the built-in ceiling of a device, by name.
@@ -43,17 +52,37 @@ func CeilingFor(device string) (Ceiling, bool) {
 }
 
 // Fraction is the share of the device's ceiling that a time reaches: the
-// larger of FLOPs/peak and bytes/bandwidth (the time the kernel would take
-// at the ceiling), over the time. The bound says which limit that was.
+// largest of FLOPs/peak, bytes/bandwidth and, when the ceiling knows the
+// special-function rate, rsqrts/RSqrtRate (the time the kernel would take
+// at the ceiling), over the time. The bound says which limit that was:
+// "compute", "memory" or "rsqrt".
 func (c Ceiling) Fraction(flops, bytes, ms float64) (frac float64, bound string) {
+	return c.Fractions(flops, bytes, 0, ms)
+}
+
+// Fractions is Fraction with the kernel's reciprocal square roots counted.
+func (c Ceiling) Fractions(flops, bytes, rsqrts, ms float64) (frac float64, bound string) {
 	if !c.Known() || ms <= 0 {
 		return 0, ""
 	}
-	tc, tm := flops/c.PeakFLOPs, bytes/c.Bandwidth
-	if tc >= tm {
-		return tc / (ms / 1e3), "compute"
+	t, bound := flops/c.PeakFLOPs, "compute"
+	if tm := bytes / c.Bandwidth; tm > t {
+		t, bound = tm, "memory"
 	}
-	return tm / (ms / 1e3), "memory"
+	if c.RSqrtRate > 0 {
+		if ts := rsqrts / c.RSqrtRate; ts > t {
+			t, bound = ts, "rsqrt"
+		}
+	}
+	return t / (ms / 1e3), bound
+}
+
+// FP32Fraction is the share of the FP32 peak alone that a time reaches.
+func (c Ceiling) FP32Fraction(flops, ms float64) float64 {
+	if c.PeakFLOPs <= 0 || ms <= 0 {
+		return 0
+	}
+	return flops / c.PeakFLOPs / (ms / 1e3)
 }
 
 // Paper holds the paper's Table 4 mean speedups.
@@ -69,41 +98,60 @@ var Paper = struct {
 }
 
 // Reference is a vendor library's time for a square SGEMM of size n, as
-// printed by bench/reference/cublas_sgemm.py.
+// printed by bench/reference/cublas_sgemm.py (Library "cuBLAS") or by
+// bench/reference/openblas_sgemm (Library "OpenBLAS").
 type Reference struct {
-	N      int
-	Ms     float64
-	TFLOPs float64
+	Library string
+	N       int
+	Ms      float64
+	TFLOPs  float64
 }
 
-// ParseReferences reads lines "cublas-sgemm n=4096 median_ms=2.7 tflops=50.85";
-// other lines are skipped.
+// referenceLibraries maps the first word of a reference line to the
+// library it measured and the unit of its rate.
+var referenceLibraries = map[string]struct {
+	name string
+	rate string // the key of the rate, in TFLOP/s or GFLOP/s
+}{
+	"cublas-sgemm":   {"cuBLAS", "tflops"},
+	"openblas-sgemm": {"OpenBLAS", "gflops"},
+}
+
+// ParseReferences reads lines "cublas-sgemm n=4096 median_ms=2.7 tflops=50.85"
+// and "openblas-sgemm n=1024 median_ms=7.6 gflops=282.1"; other lines are
+// skipped.
 func ParseReferences(r io.Reader) ([]Reference, error) {
 	var out []Reference
 	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {
 		f := strings.Fields(sc.Text())
-		if len(f) < 4 || f[0] != "cublas-sgemm" {
+		if len(f) < 4 {
 			continue
 		}
-		var ref Reference
+		lib, ok := referenceLibraries[f[0]]
+		if !ok {
+			continue
+		}
+		ref := Reference{Library: lib.name}
 		for _, kv := range f[1:] {
 			k, v, _ := strings.Cut(kv, "=")
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil {
 				return nil, fmt.Errorf("bench: reference line %d: %q: %v", line, kv, err)
 			}
-			switch k {
-			case "n":
+			switch {
+			case k == "n":
 				ref.N = int(x)
-			case "median_ms":
+			case k == "median_ms":
 				ref.Ms = x
-			case "tflops":
+			case k == lib.rate && k == "tflops":
 				ref.TFLOPs = x
+			case k == lib.rate && k == "gflops":
+				ref.TFLOPs = x / 1e3
 			}
 		}
 		if ref.N <= 0 || ref.TFLOPs <= 0 {
-			return nil, fmt.Errorf("bench: reference line %d: no n or tflops in %q", line, sc.Text())
+			return nil, fmt.Errorf("bench: reference line %d: no n or %s in %q", line, lib.rate, sc.Text())
 		}
 		out = append(out, ref)
 	}
@@ -270,11 +318,7 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 	p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, r := range recs {
 		best := r.BestMs()
-		frac, bound := opt.Ceiling.Fraction(r.FLOPs, r.Bytes, best)
-		fs := "–"
-		if frac > 0 {
-			fs = fmt.Sprintf("%.3f (%s)", frac, bound)
-		}
+		fs := ceilingCell(opt.Ceiling, r, best)
 		evals, epm, fails, params, split := "–", "–", "–", why(r), "–"
 		if rep := r.Report; rep != nil {
 			evals = strconv.Itoa(rep.Evaluations)
@@ -421,34 +465,71 @@ func paperRank(paper string) int {
 	return 99
 }
 
-// writeReferences compares the GEMM-like kernels' best rates with the
-// reference SGEMM of the same n: all three do 2n²k FLOPs or a multiple, so
-// the rates compare the same kind of work.
-func writeReferences(p func(string, ...any), recs []*Record, refs []Reference) {
-	p("\n## Against cuBLAS SGEMM\n\n")
-	p("cuBLAS SGEMM (TF32 off) at the same n, timed in the same session by `cublas_sgemm.py`:")
-	for _, r := range refs {
-		p(" n=%d %.2f TFLOP/s;", r.N, r.TFLOPs)
+// ceilingCell is the "of ceiling" cell of a record: the fraction of the
+// binding limit, and for a kernel that computes reciprocal square roots
+// (DCS3D, NBODY) the fraction of the other of the two bounds beside it: of
+// the FP32 peak when the rsqrt rate binds, of the rsqrt rate otherwise.
+func ceilingCell(c Ceiling, r *Record, best float64) string {
+	frac, bound := c.Fractions(r.FLOPs, r.Bytes, r.RSqrts, best)
+	if frac <= 0 {
+		return "–"
 	}
-	p("\n\n| kernel | size | strategy | tuned TFLOP/s | cuBLAS TFLOP/s | ratio |\n|---|---|---|---:|---:|---:|\n")
-	for _, r := range recs {
-		switch r.Kernel {
-		case "matmul", "syrk", "syr2k":
-		default:
-			continue
+	cell := fmt.Sprintf("%.3f (%s)", frac, bound)
+	switch {
+	case bound == "rsqrt":
+		cell += fmt.Sprintf("; FP32 %.3f", c.FP32Fraction(r.FLOPs, best))
+	case r.RSqrts > 0 && c.RSqrtRate > 0:
+		cell += fmt.Sprintf("; rsqrt %.3f", r.RSqrts/c.RSqrtRate/(best/1e3))
+	}
+	return cell
+}
+
+// writeReferences compares the GEMM-like kernels' best rates with the
+// reference SGEMMs of the same n: all three do 2n²k FLOPs or a multiple, so
+// the rates compare the same kind of work. One section per library.
+func writeReferences(p func(string, ...any), recs []*Record, refs []Reference) {
+	var libs []string
+	for _, r := range refs {
+		if !slices.Contains(libs, r.Library) {
+			libs = append(libs, r.Library)
 		}
-		var n, k int
-		if _, err := fmt.Sscanf(r.Size, "n=%dx%d k=%d", &n, new(int), &k); err != nil || n != k {
-			continue
+	}
+	for _, lib := range libs {
+		p("\n## Against %s SGEMM\n\n", lib)
+		p("%s SGEMM at the same n, timed in the same session (bench/reference):", lib)
+		for _, r := range refs {
+			if r.Library == lib {
+				p(" n=%d %s;", r.N, fmtRate(r.TFLOPs))
+			}
 		}
-		for _, ref := range refs {
-			if ref.N != n || r.BestMs() <= 0 {
+		p("\n\n| kernel | size | strategy | tuned | %s | ratio |\n|---|---|---|---:|---:|---:|\n", lib)
+		for _, r := range recs {
+			switch r.Kernel {
+			case "matmul", "syrk", "syr2k":
+			default:
 				continue
 			}
-			tf := gflops(r.FLOPs, r.BestMs()) / 1e3
-			p("| %s | %s | %s | %.2f | %.2f | %.3f |\n", r.Paper, classLabel(r), r.Strategy, tf, ref.TFLOPs, tf/ref.TFLOPs)
+			var n, k int
+			if _, err := fmt.Sscanf(r.Size, "n=%dx%d k=%d", &n, new(int), &k); err != nil || n != k {
+				continue
+			}
+			for _, ref := range refs {
+				if ref.Library != lib || ref.N != n || r.BestMs() <= 0 {
+					continue
+				}
+				tf := gflops(r.FLOPs, r.BestMs()) / 1e3
+				p("| %s | %s | %s | %s | %s | %.3f |\n", r.Paper, classLabel(r), r.Strategy, fmtRate(tf), fmtRate(ref.TFLOPs), tf/ref.TFLOPs)
+			}
 		}
 	}
+}
+
+// fmtRate prints a rate given in TFLOP/s in the unit that suits it.
+func fmtRate(tflops float64) string {
+	if tflops < 1 {
+		return fmt.Sprintf("%.1f GFLOP/s", tflops*1e3)
+	}
+	return fmt.Sprintf("%.2f TFLOP/s", tflops)
 }
 
 func distinct(recs []*Record) (devices, dates, commands []string) {
@@ -475,7 +556,7 @@ func WriteCSV(w io.Writer, recs []*Record, c Ceiling) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"kernel", "paper", "class", "size", "strategy", "budget_s", "device", "single_point_ms", "tuned_ms", "speedup",
 		"gflops", "ceiling_fraction", "bound", "evaluations", "evals_per_minute", "illegal", "compile", "launch", "wrong", "timeout",
-		"space_size", "stopped", "best_params", "error", "build_wait_s", "run_s", "kernel_s", "check_s", "other_s"})
+		"space_size", "stopped", "best_params", "error", "build_wait_s", "run_s", "kernel_s", "check_s", "other_s", "fp32_fraction"})
 	f := func(x float64) string {
 		if x == 0 {
 			return ""
@@ -484,7 +565,7 @@ func WriteCSV(w io.Writer, recs []*Record, c Ceiling) error {
 	}
 	for _, r := range recs {
 		best := r.BestMs()
-		frac, bound := c.Fraction(r.FLOPs, r.Bytes, best)
+		frac, bound := c.Fractions(r.FLOPs, r.Bytes, r.RSqrts, best)
 		row := []string{r.Kernel, r.Paper, r.Class, r.Size, r.Strategy, f(r.BudgetS), r.Device, f(r.BaselineMs()), f(best), f(r.Speedup()),
 			f(gflops(r.FLOPs, best)), f(frac), bound}
 		if rep := r.Report; rep != nil {
@@ -508,6 +589,7 @@ func WriteCSV(w io.Writer, recs []*Record, c Ceiling) error {
 		} else {
 			row = append(row, "", "", "", "", "")
 		}
+		row = append(row, f(c.FP32Fraction(r.FLOPs, best)))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package hpl_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,7 +127,18 @@ func TestParseSettings(t *testing.T) {
 	if _, _, err := hpl.ParseSettings([]string{"-s", "annealing"}); err == nil {
 		t.Error("an unknown strategy was accepted")
 	}
-	if _, _, err := hpl.ParseSettings([]string{"-t", "-5"}); err == nil {
-		t.Error("a negative budget was accepted")
+	// NaN, infinite and huge budgets once became negative durations (a
+	// search that never ends), and one under a nanosecond the 60 s default.
+	for _, bad := range []string{"-5", "0", "NaN", "Inf", "+Inf", "-Inf", "1e10", "1e-10", "0.0009", "1e400", "x"} {
+		if s, _, err := hpl.ParseSettings([]string{"-t", bad}); err == nil {
+			t.Errorf("-t %s: accepted as %s", bad, s.Time)
+		} else if !strings.Contains(err.Error(), "from 0.001 to 1e+06") {
+			t.Errorf("-t %s: %v does not give the range", bad, err)
+		}
+	}
+	for arg, want := range map[string]time.Duration{"0.001": time.Millisecond, "1e6": 1e6 * time.Second, "2.5": 2500 * time.Millisecond} {
+		if s, _, err := hpl.ParseSettings([]string{"-t", arg}); err != nil || s.Time != want {
+			t.Errorf("-t %s: %s, %v; want %s", arg, s.Time, err, want)
+		}
 	}
 }

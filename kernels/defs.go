@@ -356,6 +356,7 @@ func setupDCS3D(in *Instance, g *gen) {
 	in.output("energy", energy)
 	in.FLOPs = 11 * float64(prod(n)) * float64(natoms)
 	in.Bytes = 4 * float64(prod(n)+4*natoms)
+	in.RSqrts = float64(prod(n)) * float64(natoms)
 	in.point = func(p []int, emit emitFunc) {
 		gx, gy, gz := float64(p[0])*spacing, float64(p[1])*spacing, float64(p[2])*spacing
 		var sum, mag float64
@@ -418,6 +419,7 @@ func setupNBody(in *Instance, g *gen) {
 	in.output("newvel", newvel)
 	in.FLOPs = 19 * float64(n) * float64(n)
 	in.Bytes = 4 * float64(4*4*n)
+	in.RSqrts = float64(n) * float64(n)
 	dt := float64(float32(nbodyDt))
 	eps2 := float64(float32(nbodyEps2))
 	in.point = func(q []int, emit emitFunc) {

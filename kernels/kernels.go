@@ -219,6 +219,11 @@ type Instance struct {
 	// alpha*a, DCS3D's grid coordinates). Bytes is the least traffic: each
 	// array read or written once (syrk's c both).
 	FLOPs, Bytes float64
+	// RSqrts counts the reciprocal square roots of one launch (DCS3D: one
+	// per grid point and atom; NBODY: one per interaction). They run on the
+	// special-function units, at a fraction of the FP32 rate, so they bound
+	// such kernels before the FP32 peak does. 0 for the other kernels.
+	RSqrts float64
 
 	outs   []*hpl.Array
 	resets []filled                     // outputs the kernel also reads, with their initial data

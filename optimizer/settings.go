@@ -122,10 +122,12 @@ func (s *Settings) set(name, val string) error {
 		s.Strategy = st.Name
 		return err
 	case "t":
-		if err := fs.Parse([]string{"-t", val}); err != nil || secs <= 0 {
-			return fmt.Errorf("optimizer: -t %s: want a positive number of seconds", val)
+		err := fs.Parse([]string{"-t", val})
+		d, ok := autotune.Seconds(secs, autotune.MinBudget, autotune.MaxBudget)
+		if err != nil || !ok {
+			return fmt.Errorf("optimizer: -t %s: want a number of seconds from %g to %g", val, autotune.MinBudget.Seconds(), autotune.MaxBudget.Seconds())
 		}
-		s.Time = time.Duration(secs * float64(time.Second))
+		s.Time = d
 	case "e":
 		if err := fs.Parse([]string{"-e", val}); err != nil || n <= 0 {
 			return fmt.Errorf("optimizer: -e %s: want a positive number of evaluations", val)

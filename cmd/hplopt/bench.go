@@ -2,30 +2,28 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/strategies"
 )
 
 func init() {
-	register(verb{name: "bench", summary: "run the benchmark suite (kernels x sizes x strategies) and write tables and plots", run: benchVerb})
+	register(verb{name: "bench", summary: "run the benchmark suite (kernels x sizes x strategies) and write tables and plots", run: benchVerb,
+		flags: func() *flagSet { return new(benchConfig).flags() }})
 }
-
-const benchUsage = `usage: hplopt bench [-d DEVICE] [--kernels all|K,K...] [--sizes S,M,L] [-s random,genetic] [-t SECONDS|S=10,M=20,L=30]
-                    [-e EVALUATIONS] [--seed N] [--runs N] [--out DIR] [--resume] [--reference FILE]
-                    [--peak-tflops X --bandwidth-tbs Y] [--title TEXT]
-       hplopt bench --report DIR[,DIR...] [--out DIR] [--reference FILE] [--peak-tflops X --bandwidth-tbs Y] [--title TEXT]`
 
 type benchConfig struct {
 	Kernels    []*kernels.Benchmark
@@ -45,99 +43,95 @@ type benchConfig struct {
 	Report     []string
 	Options    bench.Options
 	Quiet      bool
-	peak, bw   float64
+	peak, bw   float64 // FLOP/s and bytes/s (the flags give TFLOP/s and TB/s; check scales them)
 	refFile    string
+
+	// The flags as given, that parseBench checks and turns into the above.
+	kernels, sizes, report string
+	search                 hpl.OptimizerSettings
 }
 
-func parseBench(args []string) (*benchConfig, error) {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	device := fs.String("d", "", "OpenCL device (GPU, CPU, ACCELERATOR, P:D or part of a name)")
-	ks := fs.String("kernels", "all", "kernels, comma-separated, or all")
-	sizes := fs.String("sizes", "S,M,L", "size classes of the paper's Table 3 (tiny, S, M, L), comma-separated")
-	strategies := fs.String("s", "random,genetic", "search strategies, comma-separated")
-	budget := fs.String("t", "S=20,M=20,L=30", "time budget per run in seconds: one number, or per size class as S=10,M=20,L=30")
-	evals := fs.Int("e", 0, "largest number of evaluations per run (0: no limit)")
-	seed := fs.Uint64("seed", 1, "seed of the searches")
-	dataSeed := fs.Int64("data-seed", 1, "seed of the input data")
-	runs := fs.Int("runs", 3, "timed launches per variant (the median counts)")
-	builds := buildFlags(fs)
-	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
-	out := fs.String("out", "bench-results", "directory for runs/*.json, results.md, results.csv and the plots")
-	resume := fs.Bool("resume", false, "skip the runs already saved in --out")
-	report := fs.String("report", "", "make the tables and plots from the runs saved in these directories (comma-separated); run nothing")
-	ref := fs.String("reference", "", "cuBLAS SGEMM figures (the output of bench/reference/cublas_sgemm.py) to compare MATMUL, SYRK and SYR2K with")
-	peak := fs.Float64("peak-tflops", 0, "FP32 peak of the device in TFLOP/s (default: built-in table by device name)")
-	bw := fs.Float64("bandwidth-tbs", 0, "memory bandwidth of the device in TB/s (default: built-in table by device name)")
-	title := fs.String("title", "", "title of results.md")
-	quiet := fs.Bool("q", false, "no progress lines")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+const benchAbout = `Runs the benchmark suite, one tuning run for each kernel x size class x
+strategy on one device, and writes runs/*.json, results.md, results.csv and
+the plots to --out. Each run is saved as it ends; --resume goes on from there.
+hplopt bench --report DIR,... remakes the tables and plots from saved runs,
+running nothing.`
+
+// flags defines bench's flags on c.
+func (c *benchConfig) flags() *flagSet {
+	fs := newFlagSet("bench", "", benchAbout)
+	deviceVar(fs, &c.Device)
+	fs.StringVar(&c.kernels, "kernels", "all", "benchmark `KERNELS`, comma-separated, or all")
+	fs.StringVar(&c.sizes, "sizes", "S,M,L", "size `CLASSES` of the paper's Table 3 (tiny, S, M, L), comma-separated")
+	strategiesVar(fs, &c.Strategies, []string{strategies.Random, strategies.Genetic}, "search strategies, comma-separated")
+	budget := &budgetFlag{p: &c.Budget}
+	budget.Set("S=20,M=20,L=30")
+	fs.Var(budget, "t", "time budget per run in seconds: one number, or per size class as S=10,M=20,L=30")
+	searchFlags(fs, &c.search, &c.DataSeed, 3)
+	fs.StringVar(&c.Out, "out", "bench-results", "write runs/*.json, results.md, results.csv and the plots to `DIR`")
+	fs.BoolVar(&c.Resume, "resume", false, "skip the runs already saved in --out")
+	fs.StringVar(&c.report, "report", "", "make the tables and plots from the runs saved in these `DIRS` (comma-separated); run nothing")
+	fs.StringVar(&c.refFile, "reference", "", "SGEMM figures in `FILE` to compare MATMUL, SYRK and SYR2K with: the output of bench/reference/cublas_sgemm.py (GPU) or bin/openblas_sgemm (CPU)")
+	floatVar(fs, &c.peak, "peak-tflops", 0, 0, 1e6, "FP32 peak of the device in TFLOP/s (0: the built-in table by device name)")
+	floatVar(fs, &c.bw, "bandwidth-tbs", 0, 0, 1e6, "memory bandwidth of the device in TB/s (0: the built-in table by device name)")
+	fs.StringVar(&c.Options.Title, "title", "", "`TITLE` of results.md")
+	fs.BoolVar(&c.Quiet, "q", false, "no progress lines")
+	return fs
+}
+
+func parseBench(args []string) (*benchConfig, *flagSet, error) {
+	cfg := new(benchConfig)
+	fs := cfg.flags()
+	err := fs.noOperands(args)
+	if err == nil {
+		err = cfg.check()
 	}
-	if len(fs.Args()) > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Args()[0])
+	return cfg, fs, err
+}
+
+// check checks what the flags do not check one by one and fills in the
+// fields the flags do not set.
+func (cfg *benchConfig) check() error {
+	s := cfg.search
+	cfg.Evals, cfg.Seed, cfg.Runs, cfg.Builds, cfg.ReadyFirst, cfg.Timeout = s.Evals, s.Seed, s.Runs, s.Builds, s.ReadyFirst, s.Timeout.Seconds()
+	if (cfg.peak > 0) != (cfg.bw > 0) {
+		return fmt.Errorf("give both --peak-tflops and --bandwidth-tbs, or neither")
 	}
-	cfg := &benchConfig{Device: *device, Evals: *evals, Seed: *seed, DataSeed: *dataSeed, Runs: *runs, Timeout: *timeout,
-		Out: *out, Resume: *resume, Quiet: *quiet, peak: *peak * 1e12, bw: *bw * 1e12, refFile: *ref}
-	cfg.Options.Title = *title
-	if (*peak > 0) != (*bw > 0) {
-		return nil, fmt.Errorf("give both --peak-tflops and --bandwidth-tbs, or neither")
+	cfg.peak, cfg.bw = cfg.peak*1e12, cfg.bw*1e12
+	if cfg.report != "" {
+		cfg.Report = splitList(cfg.report)
+		return nil
 	}
-	if *peak < 0 || *bw < 0 {
-		return nil, fmt.Errorf("--peak-tflops and --bandwidth-tbs must be positive")
-	}
-	if *report != "" {
-		cfg.Report = splitList(*report)
-		return cfg, nil
-	}
-	if *ks == "all" || *ks == "" {
+	if cfg.kernels == "all" || cfg.kernels == "" {
 		cfg.Kernels = kernels.All()
 	} else {
-		for _, name := range splitList(*ks) {
+		for _, name := range splitList(cfg.kernels) {
 			b, err := kernels.Get(name)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			cfg.Kernels = append(cfg.Kernels, b)
 		}
 	}
-	for _, c := range splitList(*sizes) {
+	for _, c := range splitList(cfg.sizes) {
 		ok := false
 		for _, known := range bench.Classes {
 			ok = ok || c == known
 		}
 		if !ok {
-			return nil, fmt.Errorf("--sizes: unknown size class %q (tiny, S, M, L)", c)
+			return fmt.Errorf("--sizes: unknown size class %q (tiny, S, M, L)", c)
 		}
 		cfg.Classes = append(cfg.Classes, c)
 	}
-	for _, s := range splitList(*strategies) {
-		st, err := strategyName(s)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Strategies = append(cfg.Strategies, st)
-	}
 	if len(cfg.Kernels) == 0 || len(cfg.Classes) == 0 || len(cfg.Strategies) == 0 {
-		return nil, fmt.Errorf("nothing to run: give at least one kernel, size class and strategy")
+		return fmt.Errorf("nothing to run: give at least one kernel, size class and strategy")
 	}
-	b, err := parseBudget(*budget)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Budget = b
 	for _, c := range cfg.Classes {
 		if cfg.budget(c) <= 0 {
-			return nil, fmt.Errorf("-t %s: no time budget for size class %s", *budget, c)
+			return fmt.Errorf("-t: no time budget for size class %s", c)
 		}
 	}
-	if *evals < 0 || *runs < 1 {
-		return nil, fmt.Errorf("-e must not be negative and --runs must be at least 1")
-	}
-	if cfg.Builds, cfg.ReadyFirst, err = builds(); err != nil {
-		return nil, err
-	}
-	return cfg, nil
+	return nil
 }
 
 func splitList(s string) []string {
@@ -150,6 +144,29 @@ func splitList(s string) []string {
 	return out
 }
 
+// budgetFlag is bench's -t: seconds for every size class, or per class.
+type budgetFlag struct {
+	p    *map[string]float64
+	text string
+}
+
+func (f *budgetFlag) String() string { return f.text }
+
+func (f *budgetFlag) Set(s string) error {
+	b, err := parseBudget(s)
+	if err != nil {
+		return err
+	}
+	*f.p, f.text = b, s
+	return nil
+}
+
+func (f *budgetFlag) Get() any            { return *f.p }
+func (f *budgetFlag) placeholder() string { return "SECONDS|S=10,M=20,L=30" }
+func (f *budgetFlag) allowed() string {
+	return secondsAllowed(autotune.MinBudget, autotune.MaxBudget, "")
+}
+
 // parseBudget reads "30" (every class) or "S=10,M=20,L=30".
 func parseBudget(s string) (map[string]float64, error) {
 	out := map[string]float64{}
@@ -157,12 +174,20 @@ func parseBudget(s string) (map[string]float64, error) {
 		class, v, ok := strings.Cut(f, "=")
 		if !ok {
 			class, v = "", f
+		} else if !slices.Contains(bench.Classes, class) {
+			return nil, fmt.Errorf("%q: no size class %q (%s)", f, class, strings.Join(bench.Classes, ", "))
 		}
-		x, err := strconv.ParseFloat(v, 64)
-		if err != nil || x <= 0 || x > 1e7 {
-			return nil, fmt.Errorf("-t %s: %q is not a positive number of seconds", s, v)
+		d, err := seconds(v, autotune.MinBudget, autotune.MaxBudget, "")
+		if err != nil && f != s {
+			err = fmt.Errorf("%q: %v", f, err)
 		}
-		out[class] = x
+		if err != nil {
+			return nil, err
+		}
+		out[class] = d.Seconds()
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no time budget")
 	}
 	return out, nil
 }
@@ -179,10 +204,9 @@ func (c *benchConfig) budget(class string) float64 {
 // ends and the tables and plots are rewritten, so an interrupted suite
 // keeps every measurement taken; --resume goes on from there.
 func benchVerb(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseBench(args)
+	cfg, fs, err := parseBench(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "hplopt bench: %v\n%s\n", err, benchUsage)
-		return 2
+		return fs.usageError(err, stdout, stderr)
 	}
 	if cfg.refFile != "" {
 		refs, err := bench.ReadReferences(cfg.refFile)
@@ -281,7 +305,7 @@ func benchOne(ctx context.Context, cfg *benchConfig, b *kernels.Benchmark, size 
 	t, inst, err := tuneBenchmark(ctx, tc, io.Discard)
 	rec.Date = time.Now().UTC().Format(time.RFC3339)
 	if inst != nil {
-		rec.FLOPs, rec.Bytes = inst.FLOPs, inst.Bytes
+		rec.FLOPs, rec.Bytes, rec.RSqrts = inst.FLOPs, inst.Bytes, inst.RSqrts
 	}
 	if t != nil {
 		rec.Device = t.Device

@@ -37,7 +37,7 @@ func TestParseBudget(t *testing.T) {
 	if cfg.budget("S") != 7 || cfg.budget("L") != 30 {
 		t.Errorf("default budget: S %g, L %g", cfg.budget("S"), cfg.budget("L"))
 	}
-	for _, bad := range []string{"0", "-3", "S=", "x"} {
+	for _, bad := range []string{"0", "-3", "S=", "x", "XL=5", "NaN", "S=Inf", "1e10", "1e-10"} {
 		if _, err := parseBudget(bad); err == nil {
 			t.Errorf("-t %s: no error", bad)
 		}

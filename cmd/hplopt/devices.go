@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -12,16 +11,21 @@ import (
 )
 
 func init() {
-	register(verb{name: "devices", summary: "list the OpenCL platforms and devices", run: devicesVerb})
-	register(verb{name: "check", summary: "run saxpy over 1M floats on a device and compare with the CPU", run: checkVerb})
+	register(verb{name: "devices", summary: "list the OpenCL platforms and devices", run: devicesVerb, flags: devicesFlags})
+	register(verb{name: "check", summary: "run saxpy over 1M floats on a device and compare with the CPU", run: checkVerb,
+		flags: func() *flagSet { return checkFlags(new(string)) }})
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
 
+func devicesFlags() *flagSet {
+	return newFlagSet("devices", "", "Lists the OpenCL platforms and their devices with their limits; the device -d\nchooses by default is marked.")
+}
+
 func devicesVerb(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: hplopt devices")
-		return 2
+	fs := devicesFlags()
+	if err := fs.noOperands(args); err != nil {
+		return fs.usageError(err, stdout, stderr)
 	}
 	devs, err := opencl.AllDevices()
 	if err != nil {
@@ -101,15 +105,20 @@ func saxpy(s *opencl.Session, n int) (ns int64, maxErr float64, err error) {
 	return ns, maxErr, nil
 }
 
+// checkFlags defines check's flags: the device, on dev.
+func checkFlags(dev *string) *flagSet {
+	fs := newFlagSet("check", "", "Runs saxpy over 1M floats on the device and compares the result with the CPU's.")
+	deviceVar(fs, dev)
+	return fs
+}
+
 func checkVerb(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dev := fs.String("d", "", "OpenCL device (GPU, CPU, ACCELERATOR, P:D or part of a name)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: hplopt check [-d DEVICE]")
-		return 2
+	var dev string
+	fs := checkFlags(&dev)
+	if err := fs.noOperands(args); err != nil {
+		return fs.usageError(err, stdout, stderr)
 	}
-	s, err := opencl.Open(*dev)
+	s, err := opencl.Open(dev)
 	if err != nil {
 		fmt.Fprintf(stderr, "hplopt check: %v\n", err)
 		return 1

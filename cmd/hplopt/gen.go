@@ -1,30 +1,40 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/hpl"
-	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/transforms"
 )
 
 func init() {
-	register(verb{name: "gen", summary: "print the OpenCL of a kernel for one setting of the optimizer's parameters", run: genVerb})
+	register(verb{name: "gen", summary: "print the OpenCL of a kernel for one setting of the optimizer's parameters", run: genVerb,
+		flags: func() *flagSet { return new(genConfig).flags() }})
 	applyParams = variantOf
 }
 
-const genUsage = "usage: hplopt gen KERNEL [-d DEVICE] [--size tiny|S|M|L] [-n N[,N...]] [-k K[,K...]] [--params name=value,...]"
+// genConfig is what gen's flags set.
+type genConfig struct {
+	device string
+	size   sizeFlags
+	pins   map[transforms.Name]int
+}
+
+// flags defines gen's flags on c.
+func (c *genConfig) flags() *flagSet {
+	fs := newFlagSet("gen", "KERNEL", `Prints the OpenCL that the optimizer makes of a benchmark's kernel for one
+setting of its parameters (--params; the others: their defaults), with the
+launch geometry and the local memory it uses.`)
+	deviceVar(fs, &c.device)
+	c.size.define(fs)
+	pinsVar(fs, &c.pins, nil, "optimizer parameters (the others: their defaults)")
+	return fs
+}
 
 // variantOf turns run's --params into the variant to run.
 func variantOf(cfg *runConfig) error {
-	given, err := transforms.ParsePins(cfg.Params)
-	if err != nil {
-		return err
-	}
 	inst, err := cfg.Bench.Instance(cfg.Size, cfg.Seed)
 	if err != nil {
 		return err
@@ -34,7 +44,7 @@ func variantOf(cfg *runConfig) error {
 		return err
 	}
 	prob := op.Passes
-	p, err := transforms.Complete(prob, given)
+	p, err := transforms.Complete(prob, cfg.Pins)
 	if err != nil {
 		return err
 	}
@@ -47,56 +57,29 @@ func variantOf(cfg *runConfig) error {
 }
 
 func genVerb(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var n, k intList
-	device := fs.String("d", "", "OpenCL device whose limits apply")
-	class := fs.String("size", "", "size class: tiny, S, M or L")
-	fs.Var(&n, "n", "points per global dimension, x first")
-	fs.Var(&k, "k", "compute loop lengths, outermost first")
-	params := fs.String("params", "", "optimizer parameters: name=value,...")
-	var name string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "hplopt gen: %v\n%s\n", err, genUsage)
-		return 2
-	}
-	if err := fs.Parse(args); err != nil {
-		return fail(err)
-	}
-	if name == "" || fs.NArg() > 0 {
-		return fail(fmt.Errorf("give one kernel (one of %s)", strings.Join(kernels.Names(), ", ")))
-	}
-	b, err := kernels.Get(name)
+	var c genConfig
+	fs := c.flags()
+	operands, err := fs.parse(args)
 	if err != nil {
-		return fail(err)
+		return fs.usageError(err, stdout, stderr)
 	}
-	if *class == "" && n == nil && k == nil {
-		*class = "tiny"
-	}
-	size, err := b.ParseSize(*class, n, k)
+	b, size, err := c.size.benchmark(operands)
 	if err != nil {
-		return fail(err)
-	}
-	given, err := transforms.ParsePins(*params)
-	if err != nil {
-		return fail(err)
+		return fs.usageError(err, stdout, stderr)
 	}
 	inst, err := b.Instance(size, 1)
 	if err != nil {
-		return fail(err)
+		return fs.usageError(err, stdout, stderr)
 	}
-	op, err := hpl.Eval(b.Kernel).Device(*device).Global(inst.Global...).OptimizerProblem(inst.Args...)
+	op, err := hpl.Eval(b.Kernel).Device(c.device).Global(inst.Global...).OptimizerProblem(inst.Args...)
 	if err != nil {
 		fmt.Fprintf(stderr, "hplopt gen: %v\n", err)
 		return 1
 	}
 	prob := op.Passes
-	p, err := transforms.Complete(prob, given)
+	p, err := transforms.Complete(prob, c.pins)
 	if err != nil {
-		return fail(err)
+		return fs.usageError(err, stdout, stderr)
 	}
 	v, err := transforms.Apply(prob, p)
 	if err != nil {

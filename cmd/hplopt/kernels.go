@@ -8,11 +8,15 @@ import (
 	"github.com/hplopt/hplopt/kernels"
 )
 
+func kernelsFlags() *flagSet {
+	return newFlagSet("kernels", "", "Lists the benchmarks: their paper names, global dimensions, compute loops and sizes.")
+}
+
 // kernelsVerb is `hplopt kernels`: the benchmarks, their shapes and sizes.
 func kernelsVerb(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: hplopt kernels")
-		return 2
+	fs := kernelsFlags()
+	if err := fs.noOperands(args); err != nil {
+		return fs.usageError(err, stdout, stderr)
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprint(w, "NAME\tPAPER\tDIMS\tLOOPS")

@@ -2,19 +2,16 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
+	"math"
 	"time"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/transforms"
 )
-
-const runUsage = "usage: hplopt run KERNEL [-d DEVICE] [--size tiny|S|M|L] [-n N[,N...]] [-k K[,K...]] [--seed N] [--reps N] [--sample N] [--params NAME=V,...]"
 
 // runConfig is one `hplopt run`: a benchmark instance and how to launch it.
 type runConfig struct {
@@ -28,9 +25,10 @@ type runConfig struct {
 	// sample otherwise, -1 every point.
 	Sample int
 
-	// Params is the --params flag as given: transform parameters, which
+	// Params is the --params flag as given and Pins its parameters, which
 	// applyParams turns into Variant, Global and Local.
 	Params string
+	Pins   map[transforms.Name]int
 	// Variant, if not nil, is a transformed version of the benchmark's
 	// kernel (same parameters, specialized for Size or not) to run with
 	// Global and Local (nil: the single-point domain, and the
@@ -38,9 +36,11 @@ type runConfig struct {
 	// kernel.
 	Variant       *ast.Kernel
 	Global, Local []int
+
+	size sizeFlags
 }
 
-// applyParams, if not nil, turns cfg.Params into cfg.Variant, cfg.Global
+// applyParams, if not nil, turns cfg.Pins into cfg.Variant, cfg.Global
 // and cfg.Local: the hook where the transforms plug into `run` (set it from
 // an init function). While it is nil, --params is a usage error.
 var applyParams func(cfg *runConfig) error
@@ -113,113 +113,50 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 	return res, nil
 }
 
-// intList is a flag holding "1024,1024" (or "1024x1024").
-type intList []int
+const runAbout = `Runs a benchmark's single-point kernel (or with --params a variant of it),
+checks the results against the CPU reference and prints the best time.`
 
-func (l *intList) String() string { return fmt.Sprint([]int(*l)) }
-
-func (l *intList) Set(s string) error {
-	*l = nil
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		fields := []string{part}
-		if strings.Trim(part, "0123456789x") == "" && strings.Contains(part, "x") {
-			fields = strings.Split(part, "x")
-		}
-		for _, f := range fields {
-			v, err := strconv.Atoi(f)
-			if err != nil {
-				return fmt.Errorf("%q is not an integer (want integers separated by commas, as in 1024,512)", part)
-			}
-			*l = append(*l, v)
-		}
-	}
-	return nil
+// flags defines run's flags on c.
+func (c *runConfig) flags() *flagSet {
+	fs := newFlagSet("run", "KERNEL", runAbout)
+	deviceVar(fs, &c.Device)
+	c.size.define(fs)
+	intVar(fs, &c.Seed, "seed", 1, 0, math.MaxInt64, "seed of the input data")
+	intVar(fs, &c.Reps, "reps", 1, 1, 1000000, "kernel runs; the best time is reported")
+	intVar(fs, &c.Sample, "sample", 0, -1, math.MaxInt32, "points checked against the CPU reference (0: automatic, -1: all)")
+	pinsVar(fs, &c.Pins, &c.Params, "transform parameters of a variant to run instead of the single-point kernel (the others: their defaults)")
+	return fs
 }
 
-// parseRun reads `run`'s arguments: the kernel name first, then flags (a
-// name after the flags is accepted too). It returns flag.ErrHelp for -h,
-// having printed the flags on help.
-func parseRun(args []string, help io.Writer) (*runConfig, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var n, k intList
-	device := fs.String("d", "", "OpenCL device: GPU, CPU, ACCELERATOR, P:D or part of a name (default: the first GPU, else the first CPU)")
-	fs.StringVar(device, "device", "", "same as -d")
-	class := fs.String("size", "", "size class: tiny, S, M or L (the paper's Table 3)")
-	fs.Var(&n, "n", "points per global dimension, x first (one value for all)")
-	fs.Var(&k, "k", "compute loop lengths, outermost first (one value for all)")
-	seed := fs.Int64("seed", 1, "seed of the input data")
-	reps := fs.Int("reps", 1, "kernel runs; the best time is reported")
-	sample := fs.Int("sample", 0, "points checked against the CPU reference (0: automatic, -1: all)")
-	params := fs.String("params", "", "transform parameters (name=value,...) of a variant to run instead of the single-point kernel")
-	var name string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	parse := func(args []string) error {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(help, runUsage)
-			fs.SetOutput(help)
-			fs.PrintDefaults()
-		}
-		return err
-	}
-	if err := parse(args); err != nil {
-		return nil, err
-	}
-	rest := fs.Args()
-	if name == "" && len(rest) > 0 {
-		name = rest[0]
-		if err := parse(rest[1:]); err != nil {
-			return nil, err
-		}
-		rest = fs.Args()
-	}
-	if name == "" {
-		return nil, fmt.Errorf("no kernel given (one of %s)", strings.Join(kernels.Names(), ", "))
-	}
-	if len(rest) > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", rest[0])
-	}
-	b, err := kernels.Get(name)
+// parseRun reads run's arguments: KERNEL and flags, in any order.
+func parseRun(args []string) (*runConfig, *flagSet, error) {
+	cfg := new(runConfig)
+	fs := cfg.flags()
+	operands, err := fs.parse(args)
 	if err != nil {
-		return nil, err
+		return nil, fs, err
 	}
-	if *class == "" && n == nil && k == nil {
-		*class = "tiny"
+	if cfg.Bench, cfg.Size, err = cfg.size.benchmark(operands); err != nil {
+		return nil, fs, err
 	}
-	size, err := b.ParseSize(*class, n, k)
-	if err != nil {
-		return nil, err
-	}
-	if *reps < 1 {
-		return nil, fmt.Errorf("--reps %d: give at least 1", *reps)
-	}
-	cfg := &runConfig{Bench: b, Size: size, Seed: *seed, Device: *device, Reps: *reps, Sample: *sample, Params: *params}
 	if cfg.Params != "" {
 		if applyParams == nil {
-			return nil, errors.New("--params is not supported yet")
+			return nil, fs, errors.New("--params is not supported yet")
 		}
 		if err := applyParams(cfg); err != nil {
-			return nil, err
+			return nil, fs, err
 		}
 	}
-	return cfg, nil
+	return cfg, fs, nil
 }
 
 // runVerb is `hplopt run`: run a benchmark's single-point kernel, check it
 // against the CPU reference and print its time. It exits 1 when the kernel
 // fails or its results are wrong, 2 on a usage error.
 func runVerb(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseRun(args, stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
+	cfg, fs, err := parseRun(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "hplopt run: %v\n%s\n", err, runUsage)
-		return 2
+		return fs.usageError(err, stdout, stderr)
 	}
 	return runAndReport(cfg, stdout, stderr)
 }

@@ -68,11 +68,11 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"run", "gemm"}, `no benchmark "gemm"`},
 		{[]string{"run", "matmul", "extra"}, `unexpected argument "extra"`},
 		{[]string{"run", "matmul", "-n", "1,2,3", "-k", "4"}, "-n takes 1 or 2 values, not 3"},
-		{[]string{"run", "matmul", "-n", "64", "-k", "0"}, "must be positive"},
-		{[]string{"run", "matmul", "-n", "six", "-k", "4"}, `"six" is not an integer`},
+		{[]string{"run", "matmul", "-n", "64", "-k", "0"}, "flag -k: want integers from 1 to 2^31-1"},
+		{[]string{"run", "matmul", "-n", "six", "-k", "4"}, `invalid value "six" for flag -n`},
 		{[]string{"run", "matmul", "-n", "64"}, "needs -k"},
 		{[]string{"run", "matmul", "--size", "XL"}, `no size class "XL"`},
-		{[]string{"run", "matmul", "--reps", "0"}, "--reps 0"},
+		{[]string{"run", "matmul", "--reps", "0"}, `invalid value "0" for flag -reps`},
 		{[]string{"run", "matmul", "--bogus"}, "flag provided but not defined"},
 	} {
 		status, _, errOut := hplopt(tc.args...)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"sort"
@@ -17,11 +17,7 @@ import (
 	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
-	"github.com/hplopt/hplopt/strategies"
-	"github.com/hplopt/hplopt/transforms"
 )
-
-const tuneUsage = "usage: hplopt [tune] KERNEL [-d DEVICE] [--size tiny|S|M|L] [-n N[,N...]] [-k K[,K...]] [-s genetic|random|exhaustive] [-t SECONDS] [-e EVALUATIONS] [--seed N] [--params name=value,...] [--builds N] [--order proposed|ready] [--emit FILE.cl] [--json FILE] [-q]"
 
 // tuneConfig is one `hplopt tune`.
 type tuneConfig struct {
@@ -33,97 +29,60 @@ type tuneConfig struct {
 	Emit     string // file for the best kernel's OpenCL
 	JSON     string // file for the JSON report
 	Quiet    bool   // no progress lines
+
+	size sizeFlags
 }
 
-func parseTune(args []string) (*tuneConfig, error) {
-	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var n, k intList
-	device := fs.String("d", "", "OpenCL device (GPU, CPU, ACCELERATOR, P:D or part of a name)")
-	fs.StringVar(device, "device", "", "same as -d")
-	class := fs.String("size", "", "size class: tiny, S, M or L (the paper's Table 3)")
-	fs.Var(&n, "n", "points per global dimension, x first")
-	fs.Var(&k, "k", "compute loop lengths, outermost first")
-	strategy := fs.String("s", strategies.Default, "search strategy: "+strings.Join(strategies.Names(), ", ")+" (a prefix is enough)")
-	secs := fs.Float64("t", 60, "search time budget in seconds")
-	evals := fs.Int("e", 0, "largest number of evaluations (0: no limit)")
-	seed := fs.Uint64("seed", 1, "seed of the search")
-	dataSeed := fs.Int64("data-seed", 1, "seed of the input data")
-	emit := fs.String("emit", "", "write the best kernel's OpenCL to this file")
-	js := fs.String("json", "", "write the JSON report to this file")
-	quiet := fs.Bool("q", false, "no progress lines")
-	runs := fs.Int("runs", 5, "timed launches per variant (the median counts)")
-	pins := fs.String("params", "", "pin optimizer parameters: name=value,... (the search runs over the others)")
-	builds := buildFlags(fs)
-	timeout := fs.Float64("timeout", 0, "fixed per-variant time limit in seconds (0: 10 s), on top of 20x the single-point time")
-	var name string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
+const tuneAbout = `Searches the optimizer's parameters for a benchmark on a device and prints the
+best variant. Every variant is built, run and checked against the single-point
+kernel before its time counts. Ctrl-C ends the search and reports the best so
+far. tune is the default verb: hplopt KERNEL ... is hplopt tune KERNEL ...`
+
+// flags defines tune's flags on c.
+func (c *tuneConfig) flags() *flagSet {
+	fs := newFlagSet("tune", "KERNEL", tuneAbout)
+	deviceVar(fs, &c.Device)
+	c.size.define(fs)
+	strategyVar(fs, &c.Settings.Strategy, "search strategy")
+	secondsVar(fs, &c.Settings.Time, "t", 60*time.Second, autotune.MinBudget, autotune.MaxBudget, "", "search time budget in seconds")
+	searchFlags(fs, &c.Settings, &c.DataSeed, 5)
+	pinsVar(fs, &c.Settings.Fixed, nil, "pin optimizer parameters to values (the search runs over the others)")
+	fs.StringVar(&c.Emit, "emit", "", "write the best kernel's OpenCL to `FILE`")
+	fs.StringVar(&c.JSON, "json", "", "write the JSON report to `FILE`")
+	fs.BoolVar(&c.Quiet, "q", false, "no progress lines")
+	return fs
+}
+
+// searchFlags defines the flags of a search that tune and bench share on s
+// and dataSeed, with runs timed launches per variant by default.
+func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs int) {
+	intVar(fs, &s.Evals, "e", 0, 0, math.MaxInt, "largest number of evaluations of a search (0: no limit)")
+	intVar(fs, &s.Seed, "seed", 1, 1, math.MaxUint64, "seed of the search")
+	intVar(fs, dataSeed, "data-seed", 1, 0, math.MaxInt64, "seed of the input data")
+	intVar(fs, &s.Runs, "runs", runs, 1, 1000, "timed launches per variant (the median counts)")
+	intVar(fs, &s.Builds, "builds", 2, 1, 256, "variants built in parallel while one is measured")
+	fs.Var(&orderFlag{&s.ReadyFirst}, "order", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
+	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")
+}
+
+// parseTune reads tune's arguments: KERNEL and flags, in any order.
+func parseTune(args []string) (*tuneConfig, *flagSet, error) {
+	cfg := new(tuneConfig)
+	fs := cfg.flags()
+	operands, err := fs.parse(args)
+	if err == nil {
+		cfg.Bench, cfg.Size, err = cfg.size.benchmark(operands)
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if rest := fs.Args(); len(rest) > 0 {
-		if name != "" {
-			return nil, fmt.Errorf("unexpected argument %q", rest[0])
-		}
-		name = rest[0]
-		if err := fs.Parse(rest[1:]); err != nil {
-			return nil, err
-		}
-		if len(fs.Args()) > 0 {
-			return nil, fmt.Errorf("unexpected argument %q", fs.Args()[0])
-		}
-	}
-	if name == "" {
-		return nil, fmt.Errorf("no kernel given (one of %s)", strings.Join(kernels.Names(), ", "))
-	}
-	b, err := kernels.Get(name)
-	if err != nil {
-		return nil, err
-	}
-	if *class == "" && n == nil && k == nil {
-		*class = "tiny"
-	}
-	size, err := b.ParseSize(*class, n, k)
-	if err != nil {
-		return nil, err
-	}
-	st, err := strategyName(*strategy)
-	if err != nil {
-		return nil, err
-	}
-	if *secs <= 0 {
-		return nil, fmt.Errorf("-t %g: the time budget must be positive", *secs)
-	}
-	if *evals < 0 {
-		return nil, fmt.Errorf("-e %d: must not be negative", *evals)
-	}
-	ahead, readyFirst, err := builds()
-	if err != nil {
-		return nil, err
-	}
-	fixed, err := transforms.ParsePins(*pins)
-	if err != nil {
-		return nil, err
-	}
-	return &tuneConfig{
-		Bench: b, Size: size, Device: *device, DataSeed: *dataSeed, Emit: *emit, JSON: *js, Quiet: *quiet,
-		Settings: hpl.OptimizerSettings{
-			Strategy: st, Seed: *seed, Time: time.Duration(*secs * float64(time.Second)), Evals: *evals,
-			Timeout: time.Duration(*timeout * float64(time.Second)), Fixed: fixed, Runs: *runs, Builds: ahead, ReadyFirst: readyFirst,
-		},
-	}, nil
+	return cfg, fs, err
 }
 
 // tuneVerb is `hplopt tune`, also reached as `hplopt KERNEL ...`: search the
 // optimizer's parameters for a benchmark on a device and print the best
 // variant. Ctrl-C ends the search early and reports the best so far.
 func tuneVerb(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseTune(args)
+	cfg, fs, err := parseTune(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "hplopt tune: %v\n%s\n", err, tuneUsage)
-		return 2
+		return fs.usageError(err, stdout, stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -236,26 +195,4 @@ func writeTuning(cfg *tuneConfig, t *hpl.Tuning) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-// buildFlags defines --builds and --order on fs, for tune and bench; the
-// function it returns reads them after parsing.
-func buildFlags(fs *flag.FlagSet) func() (builds int, readyFirst bool, err error) {
-	order := fs.String("order", "proposed", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
-	builds := fs.Int("builds", 0, "variants built in parallel while one is measured (0: 2)")
-	return func() (int, bool, error) {
-		if *order != "proposed" && *order != "ready" {
-			return 0, false, fmt.Errorf("--order %q: want proposed or ready", *order)
-		}
-		if *builds < 0 {
-			return 0, false, fmt.Errorf("--builds %d: must not be negative", *builds)
-		}
-		return *builds, *order == "ready", nil
-	}
-}
-
-// strategyName resolves a strategy's name or prefix (-s g).
-func strategyName(s string) (string, error) {
-	info, err := strategies.Lookup(s)
-	return info.Name, err
 }

@@ -110,7 +110,7 @@ func TestTuneKeepsSinglePoint(t *testing.T) {
 		t.Skip("starts a worker")
 	}
 	cl := filepath.Join(t.TempDir(), "best.cl")
-	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "random", "-t", "0.000001", "--emit", cl, "-q")
+	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "random", "-t", "0.001", "--emit", cl, "-q")
 	if st != 1 || !strings.Contains(errs, "no variant ran correctly in 0 evaluations") {
 		t.Errorf("status %d, stderr %q", st, errs)
 	}
