@@ -116,7 +116,10 @@ type Measurer struct {
 
 // NewMeasurer opens the device selected by device (an opencl.Select spec;
 // see Open), checks p and uploads its arrays. The Measurer keeps p, which
-// must not change while it is in use.
+// must not change while it is in use. It shares the device's Session with
+// the rest of the process, so a variant that damages the OpenCL state
+// harms the process's other users of the device: a Worker keeps each
+// Measurer in a process of its own.
 func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err

@@ -115,6 +115,7 @@ func openLocked(d *opencl.Device) (*Session, error) {
 // Device returns the session's device.
 func (s *Session) Device() *opencl.Device { return s.dev }
 
+// String returns the device's name.
 func (s *Session) String() string { return s.dev.Name }
 
 // CheckLaunch rejects a launch the device cannot make: a global size of
