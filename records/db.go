@@ -58,21 +58,20 @@ type Error struct {
 	Err  error  // the cause
 }
 
+// Error prints "records: OP PATH: KIND: CAUSE".
 func (e *Error) Error() string {
-	msg := "records: " + e.Op + " " + e.Path + ": "
+	msg := "records: " + e.Op + " " + e.Path
 	if e.Kind != nil {
-		msg += strings.TrimPrefix(e.Kind.Error(), "records: ") + ": "
+		msg += ": " + strings.TrimPrefix(e.Kind.Error(), "records: ")
 	}
-	return msg + e.Err.Error()
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
 }
 
 // Unwrap returns the kind and the cause, for errors.Is and errors.As.
-func (e *Error) Unwrap() []error {
-	if e.Kind == nil {
-		return []error{e.Err}
-	}
-	return []error{e.Kind, e.Err}
-}
+func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
 
 // Options are the settings of [Open]; the zero value works.
 type Options struct {
@@ -95,7 +94,7 @@ type DB struct {
 
 // schema is the list of migrations: schema[i] takes a database from
 // version i to i+1 (PRAGMA user_version). Append, never edit.
-var schema = []string{
+var schema = [...]string{
 	`CREATE TABLE problems (
 		id      TEXT PRIMARY KEY,   -- Key.ID
 		family  TEXT NOT NULL,      -- Key.Family
@@ -146,7 +145,7 @@ var schema = []string{
 const applicationID = 0x68706c6f
 
 // Version is the schema version this package writes.
-var Version = len(schema)
+const Version = len(schema)
 
 // Open opens the records database at path, creating it (and its directory)
 // if missing and migrating an older schema, unless o.ReadOnly. An error

@@ -63,7 +63,7 @@ type dumpProblem struct {
 
 type dumpRun struct {
 	Run
-	Evaluations []Evaluation `json:"evaluations"`
+	Evaluations []Evaluation `json:"evaluations,omitempty"`
 }
 
 // dump collects the records of the problems given by ID (every problem if
@@ -177,8 +177,9 @@ type t4File struct {
 	Results       []t4Result `json:"results"`
 	Metadata      t4Metadata `json:"metadata"`
 	// HPLOpt carries what T4 has no place for: the problems (keys) and
-	// runs the results belong to, so that hplopt can import them back.
-	HPLOpt t4Extension `json:"hplopt"`
+	// runs (without their evaluations, which are the results) the results
+	// belong to, so that hplopt can import them back.
+	HPLOpt dump `json:"hplopt"`
 }
 
 type t4Result struct {
@@ -224,19 +225,6 @@ type t4Metadata struct {
 	} `json:"environment"`
 }
 
-type t4Extension struct {
-	Format   string      `json:"format"` // dumpFormat
-	Version  int         `json:"version"`
-	Problems []t4Problem `json:"problems"`
-}
-
-type t4Problem struct {
-	ID    string `json:"id"`
-	Key   Key    `json:"key"`
-	Stale bool   `json:"stale,omitempty"`
-	Runs  []Run  `json:"runs"`
-}
-
 // invalidity maps outcomes to T4's invalidity vocabulary, one to one.
 var invalidity = map[autotune.Outcome]string{
 	autotune.OK:      "correct",
@@ -248,7 +236,7 @@ var invalidity = map[autotune.Outcome]string{
 }
 
 func (d *dump) t4() *t4File {
-	f := &t4File{SchemaVersion: t4Version, Results: []t4Result{}, HPLOpt: t4Extension{Format: dumpFormat, Version: d.Version, Problems: []t4Problem{}}}
+	f := &t4File{SchemaVersion: t4Version, Results: []t4Result{}, HPLOpt: dump{Format: dumpFormat, Version: d.Version, Problems: []dumpProblem{}}}
 	f.Metadata.Hardware.HardwareDescription = []map[string]string{}
 	f.Metadata.Environment.DeviceQuery = map[string][]Device{"opencl": {}}
 	f.Metadata.Environment.Requirements = []string{}
@@ -257,9 +245,9 @@ func (d *dump) t4() *t4File {
 		if !slices.Contains(f.Metadata.Environment.DeviceQuery["opencl"], p.Key.Device) {
 			f.Metadata.Environment.DeviceQuery["opencl"] = append(f.Metadata.Environment.DeviceQuery["opencl"], p.Key.Device)
 		}
-		tp := t4Problem{ID: p.ID, Key: p.Key, Stale: p.Stale, Runs: []Run{}}
+		tp := dumpProblem{ID: p.ID, Key: p.Key, Stale: p.Stale, Runs: []dumpRun{}}
 		for _, r := range p.Runs {
-			tp.Runs = append(tp.Runs, r.Run)
+			tp.Runs = append(tp.Runs, dumpRun{Run: r.Run})
 			if r.Host != "" && !hosts[r.Host] {
 				hosts[r.Host] = true
 				f.Metadata.Hardware.HardwareDescription = append(f.Metadata.Hardware.HardwareDescription, map[string]string{"host": r.Host})
@@ -299,15 +287,8 @@ func fromT4(f *t4File) (*dump, error) {
 	for o, s := range invalidity {
 		outcome[s] = o
 	}
-	d := &dump{Format: dumpFormat, Version: f.HPLOpt.Version}
+	d := &f.HPLOpt
 	runs := map[string]*dumpRun{}
-	for _, tp := range f.HPLOpt.Problems {
-		dp := dumpProblem{ID: tp.ID, Key: tp.Key, Stale: tp.Stale}
-		for _, r := range tp.Runs {
-			dp.Runs = append(dp.Runs, dumpRun{Run: r})
-		}
-		d.Problems = append(d.Problems, dp)
-	}
 	for i := range d.Problems {
 		for j := range d.Problems[i].Runs {
 			r := &d.Problems[i].Runs[j]

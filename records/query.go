@@ -117,8 +117,8 @@ func (db *DB) problems(where string, args ...any) ([]Problem, error) {
 	// with the minimum: the best evaluation of each problem.
 	best, err := collect(db, "query", func(s scanner) (Evaluation, error) { var m float64; return scanEvaluation(s, &m) },
 		`SELECT `+evaluationColumns+`, min(e.ms) FROM evaluations e JOIN runs r ON r.id = e.run
-		WHERE e.outcome = ? AND e.ms IS NOT NULL AND e.problem IN (SELECT p.id FROM problems p WHERE `+where+`)
-		GROUP BY e.problem`, append([]any{autotune.OK.String()}, args...)...)
+		WHERE e.problem IN (SELECT p.id FROM problems p WHERE `+where+`) AND e.outcome = ? AND e.ms IS NOT NULL
+		GROUP BY e.problem`, append(slices.Clone(args), autotune.OK.String())...)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (db *DB) Find(q string) ([]Problem, error) {
 	if q == "" {
 		return nil, errors.New("records: find: nothing to look for")
 	}
-	ps, err := db.problems("substr(p.id, 1, length(?1)) = ?1", q)
+	ps, err := db.problems("substr(p.id, 1, ?) = ?", len(q), q)
 	if err != nil || len(ps) > 0 {
 		return ps, err
 	}

@@ -148,8 +148,8 @@ func TestRecordAndQuery(t *testing.T) {
 		t.Errorf("key read back %+v, want %+v", p.Key, k)
 	}
 	for _, q := range []string{k.ID()[:6], "matmul"} {
-		if found, err := db.Find(q); err != nil || len(found) != 1 {
-			t.Errorf("Find(%q): %d problems, %v", q, len(found), err)
+		if found, err := db.Find(q); err != nil || len(found) != 1 || found[0].Best == nil || found[0].Best.Ms != 1.5 {
+			t.Errorf("Find(%q): %d problems, %v, want 1 with its best", q, len(found), err)
 		}
 	}
 	runs, err := db.Runs(k.ID())
