@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,16 +16,35 @@ import (
 )
 
 func init() {
-	register(verb{name: "db", summary: "the tuning records: list, show, export, import, prune; db path prints where they are", run: dbVerb})
+	register(verb{name: "db", summary: "the tuning records: list, show, export, import, prune; db path prints where they are", run: dbVerb,
+		flags: func() *flagSet { fs, _ := dbFlags(""); return fs }})
 }
 
-const dbUsage = `usage: hplopt db [--db PATH] list
-       hplopt db [--db PATH] show PROBLEM-ID|KERNEL
-       hplopt db [--db PATH] export [--format json|t4|csv] [--out FILE] [PROBLEM-ID|KERNEL...]
-       hplopt db [--db PATH] import FILE
-       hplopt db [--db PATH] prune [--stale] [--before DATE] [--kernel KERNEL]
-       hplopt db [--db PATH] path
-The records database is --db PATH, else $HPLOPT_DB, else records.db under hplopt's cache directory.`
+// dbAbout is what hplopt db -h says beside its flags.
+func dbAbout() string {
+	var b strings.Builder
+	b.WriteString("The tuning records: every measurement the tuner makes, kept in a SQLite database:\n" +
+		"--db PATH, else $HPLOPT_DB, else records.db under hplopt's cache directory.\n\nsubcommands (hplopt db SUBCOMMAND -h lists its flags):\n")
+	names := make([]string, 0, len(dbCommands))
+	for n := range dbCommands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-7s %s\n", n, dbCommands[n].summary)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// dbFlags defines the flags common to every db subcommand: --db.
+func dbFlags(verb string) (*flagSet, *string) {
+	fs := newFlagSet("db"+verb, "SUBCOMMAND", dbAbout())
+	if verb != "" {
+		fs = newFlagSet("db"+verb, "", "")
+	}
+	path := fs.String("db", "", "the records database `PATH` (\"\": $HPLOPT_DB, else records.db under hplopt's cache directory)")
+	return fs, path
+}
 
 // recordsPath returns the records database the command line names: --db,
 // else $HPLOPT_DB, else records.DefaultPath; and which of them it was.
@@ -47,12 +65,13 @@ type dbCommand struct {
 	summary string
 	// flags defines the subcommand's flags on fs and returns the function
 	// that runs it with the database path and the arguments.
-	flags func(fs *flag.FlagSet) func(c *dbContext, args []string) int
+	flags func(fs *flagSet) func(c *dbContext, args []string) int
 }
 
 // dbContext is what a subcommand runs with.
 type dbContext struct {
 	name           string // "hplopt db list"
+	fs             *flagSet
 	path           string
 	stdout, stderr io.Writer
 }
@@ -63,8 +82,7 @@ func (c *dbContext) fail(err error) int {
 }
 
 func (c *dbContext) misuse(format string, args ...any) int {
-	fmt.Fprintf(c.stderr, "%s: %s\n%s\n", c.name, fmt.Sprintf(format, args...), dbUsage)
-	return 2
+	return c.fs.usageError(fmt.Errorf(format, args...), c.stdout, c.stderr)
 }
 
 // open opens the database for writing, or for reading only.
@@ -87,23 +105,23 @@ func (c *dbContext) read() (*records.DB, error) {
 }
 
 // plain is the flags of a subcommand that has none but --db.
-func plain(run func(*dbContext, []string) int) func(*flag.FlagSet) func(*dbContext, []string) int {
-	return func(*flag.FlagSet) func(*dbContext, []string) int { return run }
+func plain(run func(*dbContext, []string) int) func(*flagSet) func(*dbContext, []string) int {
+	return func(*flagSet) func(*dbContext, []string) int { return run }
 }
 
 var dbCommands = map[string]dbCommand{
 	"list": {summary: "list the recorded problems: kernel, device, sizes, best time, evaluations, last date", flags: plain(dbList)},
 	"show": {args: "PROBLEM-ID|KERNEL", summary: "show a problem's key, runs and every evaluation", flags: plain(dbShow)},
-	"export": {args: "[PROBLEM-ID|KERNEL...]", summary: "write the records (of the problems given, else all) as hplopt's JSON, T4 1.0.0 or CSV", flags: func(fs *flag.FlagSet) func(*dbContext, []string) int {
-		format := fs.String("format", string(records.JSON), "json (hplopt's, importable), t4 (the auto-tuning community's results format, importable) or csv")
-		out := fs.String("out", "", "write to this file (default: standard output)")
+	"export": {args: "[PROBLEM-ID|KERNEL...]", summary: "write the records (of the problems given, else all) as hplopt's JSON, T4 1.0.0 or CSV", flags: func(fs *flagSet) func(*dbContext, []string) int {
+		format := fs.String("format", string(records.JSON), "output `FORMAT`: json (hplopt's, importable), t4 (the auto-tuning community's results format, importable) or csv")
+		out := fs.String("out", "", "write to this `FILE` (\"\": standard output)")
 		return func(c *dbContext, args []string) int { return dbExport(c, *format, *out, args) }
 	}},
 	"import": {args: "FILE", summary: "add the records of a json or t4 export; records already present are skipped", flags: plain(dbImport)},
-	"prune": {summary: "drop records: each flag given narrows what is dropped; then compact the file", flags: func(fs *flag.FlagSet) func(*dbContext, []string) int {
+	"prune": {summary: "drop records: each flag given narrows what is dropped; then compact the file", flags: func(fs *flagSet) func(*dbContext, []string) int {
 		stale := fs.Bool("stale", false, "the problems recorded under an older search space")
-		before := fs.String("before", "", "the runs started before DATE (2006-01-02 or RFC 3339)")
-		kernel := fs.String("kernel", "", "the problems of this kernel")
+		before := fs.String("before", "", "the runs started before `DATE` (2006-01-02 or RFC 3339)")
+		kernel := fs.String("kernel", "", "the problems of this `KERNEL`")
 		return func(c *dbContext, args []string) int { return dbPrune(c, *stale, *before, *kernel, args) }
 	}},
 	"path": {summary: "print the database's path (and, on stderr, where it came from)", flags: plain(dbPathCmd)},
@@ -111,41 +129,37 @@ var dbCommands = map[string]dbCommand{
 
 // dbVerb is `hplopt db`: the tuning records.
 func dbVerb(args []string, stdout, stderr io.Writer) int {
-	top := flag.NewFlagSet("db", flag.ContinueOnError)
-	top.SetOutput(io.Discard)
-	dbFlag := top.String("db", "", "the records database (default: $HPLOPT_DB, else records.db under hplopt's cache directory)")
-	if err := top.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			dbHelp(stdout)
-			return 0
+	top, dbFlag := dbFlags("")
+	// The subcommand is the first operand; --db may come before it.
+	var name string
+	rest := args
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") && (i == 0 || (args[i-1] != "--db" && args[i-1] != "-db")) {
+			name, rest = a, args[i+1:]
+			if err := top.noOperands(args[:i]); err != nil {
+				return top.usageError(err, stdout, stderr)
+			}
+			break
 		}
-		fmt.Fprintf(stderr, "hplopt db: %v\n%s\n", err, dbUsage)
-		return 2
 	}
-	if top.NArg() == 0 {
-		fmt.Fprintf(stderr, "hplopt db: no subcommand given\n%s\n", dbUsage)
-		return 2
+	if name == "" {
+		if err := top.noOperands(args); err != nil {
+			return top.usageError(err, stdout, stderr)
+		}
+		return top.usageError(fmt.Errorf("no subcommand given"), stdout, stderr)
 	}
-	name := top.Arg(0)
 	cmd, ok := dbCommands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "hplopt db: unknown subcommand %q\n%s\n", name, dbUsage)
-		return 2
+		return top.usageError(fmt.Errorf("unknown subcommand %q", name), stdout, stderr)
 	}
-	fs := flag.NewFlagSet("db "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	sub := fs.String("db", *dbFlag, "the records database (default: $HPLOPT_DB, else records.db under hplopt's cache directory)")
+	fs, sub := dbFlags(" " + name)
+	fs.operands, fs.about = cmd.args, cmd.summary
+	*sub = *dbFlag
 	runSub := cmd.flags(fs)
-	c := &dbContext{name: "hplopt db " + name, stdout: stdout, stderr: stderr}
-	rest, err := parseInterleaved(fs, top.Args()[1:])
+	c := &dbContext{name: "hplopt db " + name, fs: fs, stdout: stdout, stderr: stderr}
+	operands, err := fs.parse(rest)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: hplopt db %s [flags] %s\n%s\nflags:\n", name, cmd.args, cmd.summary)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return 0
-		}
-		return c.misuse("%v", err)
+		return fs.usageError(err, stdout, stderr)
 	}
 	var from string
 	if c.path, from, err = recordsPath(*sub); err != nil {
@@ -154,37 +168,7 @@ func dbVerb(args []string, stdout, stderr io.Writer) int {
 	if name == "path" {
 		fmt.Fprintf(stderr, "(from %s)\n", from)
 	}
-	return runSub(c, rest)
-}
-
-// dbHelp prints the db verb's usage and subcommands.
-func dbHelp(w io.Writer) {
-	fmt.Fprintln(w, dbUsage)
-	fmt.Fprintln(w, "subcommands (hplopt db SUBCOMMAND -h for its flags):")
-	names := make([]string, 0, len(dbCommands))
-	for n := range dbCommands {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-7s %s\n", n, dbCommands[n].summary)
-	}
-}
-
-// parseInterleaved parses flags that may come before, between or after
-// the positional arguments, and returns those.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+	return runSub(c, operands)
 }
 
 func noArgs(c *dbContext, args []string) (int, bool) {
