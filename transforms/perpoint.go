@@ -1,0 +1,41 @@
+package transforms
+
+import (
+	"github.com/hplopt/hplopt/ast"
+)
+
+// expansion is a value held per point: a private variable live across the
+// parts of the compute section, or a promoted array element.
+type expansion struct {
+	name string   // the name in the rewritten code (an array when points > 1)
+	typ  ast.Type // element type
+}
+
+// expand holds a value per point: references that match are replaced by an
+// element of a private array indexed by the point offsets. It returns the
+// per-point reference for the current point.
+func (s *state) expand(base string, t ast.Type, match func(ast.Node) bool) ast.Expr {
+	name := s.fresh(base)
+	var ext []int
+	var idx []ast.Expr
+	for d := s.dims - 1; d >= 0; d-- {
+		if g := s.geom[d]; g.bsz > 1 {
+			ext = append(ext, g.bsz)
+			idx = append(idx, ast.Id(g.p))
+		}
+	}
+	s.decls = append(s.decls, &ast.Decl{Name: name, Type: t, Mem: ast.Private, Extents: ext})
+	s.expanded[name] = &expansion{name: name, typ: t}
+	ref := func() ast.Expr { return &ast.Index{Array: name, Indices: cloneAll(idx)} }
+	for _, part := range []*[]ast.Stmt{&s.pre, &s.body, &s.post} {
+		for i, st := range *part {
+			(*part)[i] = ast.Apply(st, nil, func(c *ast.Cursor) bool {
+				if match(c.Node()) {
+					c.Replace(ref())
+				}
+				return true
+			}).(ast.Stmt)
+		}
+	}
+	return ref()
+}
