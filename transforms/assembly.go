@@ -6,7 +6,7 @@ import (
 
 var assembly = &Pass{
 	Name:     "assembly",
-	Requires: []string{"tiling", "local memory", "coarsening", "private memory"},
+	Requires: []*Pass{tiling, staging, coarsening, promotion},
 	Doc: `Rebuilds the compute section from the parts: the cyclic loops over the
 work-group's blocks; per point, the loads and the statements before the nest;
 the tile loops with the local-memory copies between barriers around the
@@ -18,7 +18,7 @@ the nest and the stores.`,
 			g := s.geom[d]
 			inner = append(inner, ast.IntDecl(g.b, s.blockBase(d)))
 		}
-		inner = append(inner, s.perPoint(append(s.loads, s.pre...))...)
+		inner = append(inner, s.perPoint(append(s.private.loads, s.pre...))...)
 		if len(s.loops) > 0 {
 			var nest ast.Stmt
 			for i := len(s.loops) - 1; i >= 0; i-- {
@@ -31,8 +31,8 @@ the nest and the stores.`,
 				nest = e
 			}
 			list := []ast.Stmt{nest}
-			if len(s.staging) > 0 {
-				list = append(append(append([]ast.Stmt{}, s.staging...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
+			if len(s.local.copies) > 0 {
+				list = append(append(append([]ast.Stmt{}, s.local.copies...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
 			}
 			for i := len(s.loops) - 1; i >= 0; i-- {
 				l := s.loops[i]
@@ -42,7 +42,7 @@ the nest and the stores.`,
 			}
 			inner = append(inner, list...)
 		}
-		inner = append(inner, s.perPoint(append(s.post, s.stores...))...)
+		inner = append(inner, s.perPoint(append(s.post, s.private.stores...))...)
 		out := inner
 		for d := 0; d < s.dims; d++ {
 			g := s.geom[d]
@@ -53,7 +53,11 @@ the nest and the stores.`,
 				out = append([]ast.Stmt{ast.IntDecl(g.c, start)}, out...)
 			}
 		}
-		s.comp.Body = ast.NewBlock(append(append([]ast.Stmt{}, s.decls...), out...)...)
+		var decls []ast.Stmt
+		decls = append(decls, s.local.decls...)
+		decls = append(decls, s.hoisted...)
+		decls = append(decls, s.private.decls...)
+		s.comp.Body = ast.NewBlock(append(decls, out...)...)
 		return nil
 	},
 }

@@ -6,7 +6,7 @@ import (
 
 var cleanup = &Pass{
 	Name:     "cleanup",
-	Requires: []string{"unrolling"},
+	Requires: []*Pass{assembly, unrolling},
 	Doc: `Folds the integer constants that substitution leaves (lidy*4 + 0) and
 merges blocks that declare nothing into the enclosing block, so that the
 generated code reads like hand-written code.`,

@@ -6,7 +6,7 @@ import (
 
 var coarsening = &Pass{
 	Name:     "coarsening",
-	Requires: []string{"local memory"},
+	Requires: []*Pass{staging},
 	Doc: `Distributes blocks of bszx*bszy*bszz points block-cyclically over
 szx*szy*szz work-items (Figure 7): global ids become point coordinates. The
 cyclic loop is dropped when a work-item gets one block, the point loop when
@@ -25,33 +25,16 @@ compute section are held once per point.`,
 			}
 		}
 		for _, l := range s.loops {
-			if refs(s.pre, l.Var) || refs(s.post, l.Var) {
+			if refs(s.pre, l.Var) || refs(s.post, l.Var) || refs(s.hoisted, l.Var) {
 				return illegal("loop counter %s is used outside its loop", l.Var)
 			}
 		}
-		// Declarations at the top of the compute section move to its
-		// start, so that every part sees them.
-		for _, part := range []*[]ast.Stmt{&s.pre, &s.post} {
-			var kept []ast.Stmt
-			for _, st := range *part {
-				d, ok := st.(*ast.Decl)
-				if !ok {
-					kept = append(kept, st)
-					continue
-				}
-				if len(d.Extents) > 0 {
-					if s.points > 1 {
-						return illegal("the private array %s declared in the compute section cannot be held per point", d.Name)
-					}
-					s.decls = append(s.decls, d)
-					continue
-				}
-				s.decls = append(s.decls, &ast.Decl{Name: d.Name, Type: d.Type, Mem: d.Mem})
-				if d.Init != nil {
-					kept = append(kept, &ast.Assign{LHS: ast.Id(d.Name), Op: ast.Set, RHS: d.Init})
-				}
+		// The private arrays declared in the compute section are hoisted out
+		// of it, to be shared by all the points of a block.
+		for _, st := range s.hoisted {
+			if d := st.(*ast.Decl); len(d.Extents) > 0 && s.points > 1 {
+				return illegal("the private array %s declared in the compute section cannot be held per point", d.Name)
 			}
-			*part = kept
 		}
 		if s.points == 1 {
 			return nil
@@ -59,7 +42,7 @@ compute section are held once per point.`,
 		// Expand the variables assigned in the compute section that carry
 		// values from one part to another.
 		types := map[string]ast.Type{}
-		for _, st := range s.decls {
+		for _, st := range append(append([]ast.Stmt{}, s.local.decls...), s.hoisted...) {
 			if d, ok := st.(*ast.Decl); ok {
 				types[d.Name] = d.Type
 			}

@@ -4,14 +4,25 @@ import (
 	"github.com/hplopt/hplopt/ast"
 )
 
-// dimGeom is the work distribution along one dimension (coarsening).
-type dimGeom struct {
-	N, sz, lsz, bsz int
-	cyclic          bool   // a work-item visits several blocks
-	guard           bool   // some points of a block can fall outside N
-	c, b, p         string // group block base, work-item block base, point offset
+// geometry is the work distribution of a setting: blocks of points
+// distributed block-cyclically over the work-items. newState fixes it before
+// any pass runs; the passes read it.
+type geometry struct {
+	dims   int        // dimensions of the domain, 1 to 3
+	points int        // points per block: the product of the block sizes
+	geom   [3]dimGeom // per dimension, x first; the first dims are set
 }
 
+// dimGeom is the work distribution along one dimension.
+type dimGeom struct {
+	N, sz, lsz, bsz int    // points, work-items, work-items per group, points per block
+	cyclic          bool   // a work-item visits several blocks
+	guard           bool   // some points of a block can fall outside N
+	c, b, p         string // names of the group's block base, the work-item's block base, the point offset
+}
+
+// checkGeometry rejects a setting whose sizes do not fit the domain or the
+// device, and fixes the geometry of the others.
 func (s *state) checkGeometry() error {
 	p := s.p
 	wg := 1

@@ -5,16 +5,29 @@ import (
 	"github.com/hplopt/hplopt/patterns"
 )
 
-// nestLoop is one loop of the main compute loop nest.
+// nest is the compute section split around its main loop nest: the
+// statements before the nest (pre), the nest's loops and the body of the
+// innermost one, and the statements after the nest (post). The declarations
+// at the top of pre and post are hoisted out of them, so that each part can
+// be placed on its own (once per point, around the tile loops) and still see
+// every variable.
+type nest struct {
+	pre, body, post []ast.Stmt
+	loops           []*nestLoop // outermost first; none when the compute section has no loop the passes can follow
+	hoisted         []ast.Stmt  // the declarations of pre and post, without their initial values
+}
+
+// nestLoop is one loop of the main compute loop nest. newState sets where it
+// is and its bounds; tiling decides its tiles and makes its element loop.
 type nestLoop struct {
 	index  int // in patterns.Info.Loops
 	Var    string
 	Lo, Hi ast.Expr
-	length int  // trip count, when known
-	known  bool // length is known
-	T      int  // tile size (= length when not tiled; 0 when unknown)
-	split  bool // the loop is split into tiles
-	tile   string
+	length int      // trip count, when known
+	known  bool     // length is known
+	T      int      // tile size (= length when not tiled; 0 when unknown)
+	split  bool     // the loop is split into tiles
+	tile   string   // the tile loop's counter, when split
 	elem   *ast.For // the element loop, made by tiling
 }
 
@@ -49,6 +62,30 @@ func (s *state) splitNest() {
 		break
 	}
 	s.body = f.Body.List
+}
+
+// hoist moves the declarations at the top of pre and post to hoisted; those
+// with an initial value leave an assignment in their place.
+func (s *state) hoist() {
+	for _, part := range []*[]ast.Stmt{&s.pre, &s.post} {
+		var kept []ast.Stmt
+		for _, st := range *part {
+			d, ok := st.(*ast.Decl)
+			if !ok {
+				kept = append(kept, st)
+				continue
+			}
+			if len(d.Extents) > 0 {
+				s.hoisted = append(s.hoisted, d)
+				continue
+			}
+			s.hoisted = append(s.hoisted, &ast.Decl{Name: d.Name, Type: d.Type, Mem: d.Mem})
+			if d.Init != nil {
+				kept = append(kept, &ast.Assign{LHS: ast.Id(d.Name), Op: ast.Set, RHS: d.Init})
+			}
+		}
+		*part = kept
+	}
 }
 
 // Loops returns the number of loops in the main compute loop nest of prob's

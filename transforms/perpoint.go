@@ -4,13 +4,6 @@ import (
 	"github.com/hplopt/hplopt/ast"
 )
 
-// expansion is a value held per point: a private variable live across the
-// parts of the compute section, or a promoted array element.
-type expansion struct {
-	name string   // the name in the rewritten code (an array when points > 1)
-	typ  ast.Type // element type
-}
-
 // expand holds a value per point: references that match are replaced by an
 // element of a private array indexed by the point offsets. It returns the
 // per-point reference for the current point.
@@ -24,8 +17,8 @@ func (s *state) expand(base string, t ast.Type, match func(ast.Node) bool) ast.E
 			idx = append(idx, ast.Id(g.p))
 		}
 	}
-	s.decls = append(s.decls, &ast.Decl{Name: name, Type: t, Mem: ast.Private, Extents: ext})
-	s.expanded[name] = &expansion{name: name, typ: t}
+	s.private.decls = append(s.private.decls, &ast.Decl{Name: name, Type: t, Mem: ast.Private, Extents: ext})
+	s.private.perPoint[name] = true
 	ref := func() ast.Expr { return &ast.Index{Array: name, Indices: cloneAll(idx)} }
 	for _, part := range []*[]ast.Stmt{&s.pre, &s.body, &s.post} {
 		for i, st := range *part {

@@ -5,9 +5,10 @@ import (
 	"github.com/hplopt/hplopt/patterns"
 )
 
-var privateMemory = &Pass{
-	Name:     "private memory",
-	Requires: []string{"coarsening"},
+var promotion = &Pass{
+	Name:     "promotion",
+	Requires: []*Pass{coarsening},
+	Patterns: true,
 	Doc: `Holds in private memory the elements of arrays that the compute section both
 reads and writes at the point's own position (SinglePat): one private value
 per point, loaded before the compute section if it is read before written,
@@ -41,7 +42,7 @@ and stored back after it.`,
 				ref = s.expand("p_"+arr.Name, q.Type, match)
 			} else {
 				name := s.fresh("p_" + arr.Name)
-				s.decls = append(s.decls, &ast.Decl{Name: name, Type: q.Type, Mem: ast.Private})
+				s.private.decls = append(s.private.decls, &ast.Decl{Name: name, Type: q.Type, Mem: ast.Private})
 				ref = ast.Id(name)
 				for _, part := range []*[]ast.Stmt{&s.pre, &s.body, &s.post} {
 					for i, st := range *part {
@@ -55,10 +56,10 @@ and stored back after it.`,
 				}
 			}
 			if needLoad {
-				s.loads = append(s.loads, &ast.Assign{LHS: ast.CloneExpr(ref), Op: ast.Set, RHS: ast.CloneExpr(elem)})
+				s.private.loads = append(s.private.loads, &ast.Assign{LHS: ast.CloneExpr(ref), Op: ast.Set, RHS: ast.CloneExpr(elem)})
 			}
-			s.stores = append(s.stores, &ast.Assign{LHS: elem, Op: ast.Set, RHS: ref})
-			s.promoted = append(s.promoted, arr.Name)
+			s.private.stores = append(s.private.stores, &ast.Assign{LHS: elem, Op: ast.Set, RHS: ref})
+			s.private.promoted = append(s.private.promoted, arr.Name)
 		}
 		return nil
 	},

@@ -27,9 +27,10 @@ func shapeKey(r *patterns.Ref) string {
 	return b.String()
 }
 
-var localMemory = &Pass{
-	Name:     "local memory",
-	Requires: []string{"tiling"},
+var staging = &Pass{
+	Name:     "staging",
+	Requires: []*Pass{tiling},
+	Patterns: true,
 	Doc: `Stages in local memory every read-only array whose references in the loop
 body follow a pattern more complex than SinglePat, one local array per shape
 of reference, sized as the paper's Table 1 (generalized: lsz*bsz along a
@@ -93,20 +94,20 @@ references are rewritten to local indices.`,
 		}
 		for _, g := range groups {
 			g.name = s.fresh("l_" + g.arr.Name)
-			s.staged = append(s.staged, g.name)
+			s.local.arrays = append(s.local.arrays, g.name)
 			elems := int64(1)
 			for _, e := range padded(g.ext) {
 				elems *= int64(e)
 			}
 			q := s.k.Param(g.arr.Name)
-			s.localBytes += elems * int64(q.Type.Size())
-			s.decls = append(s.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: padded(g.ext)})
+			s.local.bytes += elems * int64(q.Type.Size())
+			s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: padded(g.ext)})
 		}
-		if lim := s.prob.LocalMem; lim > 0 && s.localBytes > lim {
-			return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.localBytes, lim)
+		if lim := s.prob.LocalMem; lim > 0 && s.local.bytes > lim {
+			return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.local.bytes, lim)
 		}
 		for _, g := range groups {
-			s.staging = append(s.staging, s.copyIn(g, byIndex))
+			s.local.copies = append(s.local.copies, s.copyIn(g, byIndex))
 			s.rewriteStaged(g, byIndex)
 		}
 		return nil

@@ -8,29 +8,44 @@ import (
 	"github.com/hplopt/hplopt/patterns"
 )
 
+// state is the variant under construction, shared by the passes of one
+// Apply. It is made of parts that say who writes what: newState fixes the
+// geometry and splits the compute section into the nest; tiling decides the
+// tiles (in the nest's loops); staging and promotion add what they hold in
+// local and private memory; assembly rebuilds comp from all of them; the
+// passes after it rewrite comp.
 type state struct {
-	prob   *Problem
-	p      Params
-	k      *ast.Kernel // the clone being rewritten
-	comp   *ast.Compute
-	info   *patterns.Info
-	dims   int
-	names  map[string]bool
-	points int // points per block
+	prob  *Problem
+	p     Params
+	k     *ast.Kernel     // the clone being rewritten
+	comp  *ast.Compute    // k's compute section
+	info  *patterns.Info  // the access-pattern table of prob.Kernel
+	names map[string]bool // every name used in k, so that fresh makes new ones
 
-	pre, body, post []ast.Stmt
-	loops           []*nestLoop
-	geom            [3]dimGeom
+	geometry // the work distribution, fixed by newState
+	nest     // the compute section in parts, split by newState
 
-	decls      []ast.Stmt            // declarations hoisted to the top of compute
-	expanded   map[string]*expansion // variable name -> per-point storage
-	loads      []ast.Stmt            // promoted elements: loads before pre, per point
-	stores     []ast.Stmt            // and stores after post
-	staging    []ast.Stmt            // copies into local memory, per tile
-	localBytes int64
-	staged     []string
-	promoted   []string
-	inner      *ast.Block // the element loops' innermost body slot, filled by assembly
+	local   localMem   // what staging holds in local memory
+	private privateMem // what coarsening and promotion hold per point in private memory
+}
+
+// localMem is what the staging pass holds in local memory.
+type localMem struct {
+	decls  []ast.Stmt // the local arrays
+	copies []ast.Stmt // the copies of one tile into them, before the nest's element loops
+	bytes  int64      // the local memory the arrays take
+	arrays []string   // their names (Variant.Staged)
+}
+
+// privateMem is what is held in private memory for each point of a block:
+// the variables that carry values between the parts of the compute section
+// (coarsening) and the promoted array elements (promotion).
+type privateMem struct {
+	decls    []ast.Stmt      // per-point arrays (or, with one point, scalars)
+	perPoint map[string]bool // the per-point arrays, indexed by the point offsets
+	loads    []ast.Stmt      // promoted elements read before pre, per point
+	stores   []ast.Stmt      // and written back after post
+	promoted []string        // the promoted arrays (Variant.Promoted)
 }
 
 // fresh returns a name not used in the kernel, based on base.
@@ -43,12 +58,17 @@ func (s *state) fresh(base string) string {
 	return name
 }
 
+// newState prepares the clone of prob.Kernel for setting p: it rejects
+// settings the geometry or the kernel rule out, and splits the compute section
+// into the nest.
 func newState(prob *Problem, p Params) (*state, error) {
 	if prob == nil || prob.Kernel == nil {
 		return nil, fmt.Errorf("transforms: no kernel")
 	}
 	k := ast.Clone(prob.Kernel)
-	s := &state{prob: prob, p: p, k: k, dims: len(prob.Domain), names: map[string]bool{}, expanded: map[string]*expansion{}}
+	s := &state{prob: prob, p: p, k: k, names: map[string]bool{}}
+	s.dims = len(prob.Domain)
+	s.private.perPoint = map[string]bool{}
 	if s.dims < 1 || s.dims > 3 {
 		return nil, fmt.Errorf("transforms: kernel %s: the domain has %d dimensions; want 1 to 3", k.Name, s.dims)
 	}
@@ -82,6 +102,7 @@ func newState(prob *Problem, p Params) (*state, error) {
 		return nil, err
 	}
 	s.splitNest()
+	s.hoist()
 	if err := s.checkKernel(); err != nil {
 		return nil, err
 	}
@@ -188,8 +209,9 @@ func (s *state) usedAfterCompute() string {
 	return found
 }
 
+// variant is the result of the pipeline.
 func (s *state) variant() *Variant {
-	v := &Variant{Kernel: s.k, LocalBytes: s.localBytes, Staged: s.staged, Promoted: s.promoted}
+	v := &Variant{Kernel: s.k, LocalBytes: s.local.bytes, Staged: s.local.arrays, Promoted: s.private.promoted}
 	for d := 0; d < s.dims; d++ {
 		v.Global = append(v.Global, s.geom[d].sz)
 		v.Local = append(v.Local, s.geom[d].lsz)

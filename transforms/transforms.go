@@ -75,7 +75,14 @@ func Apply(prob *Problem, p Params) (v *Variant, err error) {
 	if err != nil {
 		return nil, err
 	}
+	info := s.info
 	for _, pass := range Pipeline {
+		// A pass sees the pattern table only if it says it reads it, so
+		// that an undeclared read fails in the tests.
+		s.info = nil
+		if pass.Patterns {
+			s.info = info
+		}
 		if err := pass.Run(s); err != nil {
 			return nil, err
 		}

@@ -8,7 +8,7 @@ import (
 
 var unrolling = &Pass{
 	Name:     "unrolling",
-	Requires: []string{"assembly"},
+	Requires: []*Pass{tiling, assembly},
 	Doc: `Unrolls the innermost element loop by uf (Figure 9), with a remainder loop
 when uf does not divide every tile, and, with fullunroll, unrolls the loops
 over the points of a block completely, turning each per-point private array
@@ -95,13 +95,13 @@ func (s *state) scalarize() {
 	s.comp.Body = ast.Apply(s.comp.Body, nil, func(c *ast.Cursor) bool {
 		switch n := c.Node().(type) {
 		case *ast.Index:
-			if s.expanded[n.Array] != nil {
+			if s.private.perPoint[n.Array] {
 				if name, ok := scalarName(n); ok {
 					c.Replace(ast.Id(name))
 				}
 			}
 		case *ast.Decl:
-			if x := s.expanded[n.Name]; x != nil && len(n.Extents) > 0 {
+			if s.private.perPoint[n.Name] && len(n.Extents) > 0 {
 				var decls []ast.Stmt
 				var rec func(prefix string, ext []int)
 				rec = func(prefix string, ext []int) {
