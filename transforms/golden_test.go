@@ -13,36 +13,10 @@ import (
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/codegen"
-	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/transforms"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/transforms")
-
-// mxm is the paper's Figure 3.
-var mxm = hpl.MustKernel("mxm", func(k *hpl.K) {
-	c := k.Array("c", hpl.Float32, 2)
-	a := k.Array("a", hpl.Float32, 2)
-	b := k.Array("b", hpl.Float32, 2)
-	limk := k.Scalar("limk", hpl.Int32)
-	i := k.Int("k")
-	k.Compute(func() {
-		k.Set(c.At(hpl.Idy, hpl.Idx), 0.0)
-		k.For(i, 0, limk, func() {
-			k.AddTo(c.At(hpl.Idy, hpl.Idx), a.At(hpl.Idy, i).Mul(b.At(i, hpl.Idx)))
-		})
-	})
-})
-
-// matmulProblem specializes mxm for c[n][m] = a[n][kk] * b[kk][m].
-func matmulProblem(m, n, kk int) *transforms.Problem {
-	k := mxm.AST()
-	ext := map[string][]int{"c": {n, m}, "a": {n, kk}, "b": {kk, m}}
-	for _, p := range k.Params {
-		p.Extents = ext[p.Name]
-	}
-	return &transforms.Problem{Kernel: k, Domain: []int{m, n}, Ints: map[string]int{"limk": kk}, MaxWorkGroup: 1024, LocalMem: 48 << 10}
-}
 
 // TestGolden pins the generated OpenCL for settings that reproduce the
 // shapes of the paper's figures. Each file's comment holds the problem

@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"github.com/hplopt/hplopt/ast"
-	"github.com/hplopt/hplopt/patterns"
 )
 
 // nest is the compute section split around its main loop nest: the
@@ -52,7 +51,7 @@ func (s *state) splitNest() {
 	s.post = list[first+1:]
 	f := list[first].(*ast.For)
 	for {
-		s.loops = append(s.loops, &nestLoop{index: patterns.LoopOf(s.info, f), Var: f.Var, Lo: f.Lo, Hi: f.Hi})
+		s.loops = append(s.loops, &nestLoop{index: s.loopOf(f), Var: f.Var, Lo: f.Lo, Hi: f.Hi})
 		if len(f.Body.List) == 1 {
 			if g, ok := f.Body.List[0].(*ast.For); ok && len(s.loops) < 3 {
 				f = g

@@ -18,26 +18,6 @@ import (
 	"github.com/hplopt/hplopt/transforms"
 )
 
-// problemOf specializes a benchmark instance for the transforms.
-func problemOf(t testing.TB, in *kernels.Instance, dev *opencl.Device) *transforms.Problem {
-	t.Helper()
-	k, err := hpl.Specialize(in.Bench.Kernel, in.Args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ints := map[string]int{}
-	for i, p := range k.Params {
-		if v, ok := in.Args[i].(int32); ok {
-			ints[p.Name] = int(v)
-		}
-	}
-	prob := &transforms.Problem{Kernel: k, Domain: in.Global, Ints: ints, MaxWorkGroup: min(256, dev.MaxWorkGroupSize), LocalMem: dev.LocalMemSize}
-	for d := 0; d < 3 && d < len(dev.MaxWorkItemSizes); d++ {
-		prob.MaxWorkItems[d] = dev.MaxWorkItemSizes[d]
-	}
-	return prob
-}
-
 // randomParams draws a setting, legal or not: powers of two and odd values
 // for every parameter, global sizes that give a work-item one block or
 // several.

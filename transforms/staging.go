@@ -62,7 +62,7 @@ references are rewritten to local indices.`,
 			keyed := map[string]*group{}
 			var order []string
 			for _, r := range arr.Refs {
-				if !inBody[r.Node] {
+				if !inBody[s.copies.index[r.Node]] {
 					continue
 				}
 				key := shapeKey(r)
@@ -76,7 +76,7 @@ references are rewritten to local indices.`,
 					keyed[key] = g
 					order = append(order, key)
 				}
-				g.refs[r.Node] = r
+				g.refs[s.copies.index[r.Node]] = r
 				for d, sub := range r.Subs {
 					g.minOff[d] = min(g.minOff[d], sub.Offset)
 					g.maxOff[d] = max(g.maxOff[d], sub.Offset)

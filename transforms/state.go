@@ -15,12 +15,13 @@ import (
 // local and private memory; assembly rebuilds comp from all of them; the
 // passes after it rewrite comp.
 type state struct {
-	prob  *Problem
-	p     Params
-	k     *ast.Kernel     // the clone being rewritten
-	comp  *ast.Compute    // k's compute section
-	info  *patterns.Info  // the access-pattern table of prob.Kernel
-	names map[string]bool // every name used in k, so that fresh makes new ones
+	prob   *Problem
+	p      Params
+	k      *ast.Kernel     // the clone being rewritten
+	comp   *ast.Compute    // k's compute section
+	info   *patterns.Info  // the access-pattern table of prob.Kernel
+	copies                 // the copies in k of the nodes info refers to
+	names  map[string]bool // every name used in k, so that fresh makes new ones
 
 	geometry // the work distribution, fixed by newState
 	nest     // the compute section in parts, split by newState
@@ -93,11 +94,9 @@ func newState(prob *Problem, p Params) (*state, error) {
 	if s.comp == nil {
 		return nil, fmt.Errorf("transforms: kernel %s: %w", k.Name, patterns.ErrNoCompute)
 	}
-	info, err := patterns.Analyze(k)
-	if err != nil {
+	if err := s.analyse(); err != nil {
 		return nil, err
 	}
-	s.info = info
 	if err := s.checkGeometry(); err != nil {
 		return nil, err
 	}

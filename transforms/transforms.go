@@ -28,11 +28,18 @@ import (
 // arguments have Extents, Domain is the number of points per dimension of the
 // single-point launch (x first), and Ints holds the values of its int scalar
 // arguments (loop bounds such as limk).
+//
+// A tuner applies thousands of settings to one problem: it calls Analyze
+// once, so that the access-pattern table is computed once, not per setting.
 type Problem struct {
 	Kernel *ast.Kernel
-	Info   *patterns.Info // from patterns.Analyze(Kernel); computed by Apply if nil
 	Domain []int
 	Ints   map[string]int
+
+	// Info is the access-pattern table of Kernel, set by Analyze. When it
+	// is nil, Apply, Validate and LoopLengths analyse Kernel on every call.
+	Info *patterns.Info
+
 	// Device limits used by Apply and Validate; 0 means unlimited.
 	MaxWorkGroup int    // largest work-group (product of local sizes)
 	MaxWorkItems [3]int // largest local size per dimension
