@@ -13,53 +13,57 @@ the tile loops with the local-memory copies between barriers around the
 element loops, whose body runs once per point; per point, the statements after
 the nest and the stores.`,
 	Run: func(s *state) error {
-		var inner []ast.Stmt
-		for d := 0; d < s.dims; d++ {
-			g := s.geom[d]
-			inner = append(inner, ast.IntDecl(g.b, s.blockBase(d)))
-		}
-		inner = append(inner, s.perPoint(append(s.private.loads, s.pre...))...)
-		if len(s.loops) > 0 {
-			var nest ast.Stmt
-			for i := len(s.loops) - 1; i >= 0; i-- {
-				e := s.loops[i].elem
-				if nest == nil {
-					e.Body = ast.NewBlock(s.perPoint(s.body)...)
-				} else {
-					e.Body = ast.NewBlock(nest)
-				}
-				nest = e
-			}
-			list := []ast.Stmt{nest}
-			if len(s.local.copies) > 0 {
-				list = append(append(append([]ast.Stmt{}, s.local.copies...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
-			}
-			for i := len(s.loops) - 1; i >= 0; i-- {
-				l := s.loops[i]
-				if l.split {
-					list = []ast.Stmt{ast.Loop(ast.TileLoop, l.tile, ast.CloneExpr(l.Lo), ast.CloneExpr(l.Hi), ast.IntConst(int64(l.T)), list...)}
-				}
-			}
-			inner = append(inner, list...)
-		}
-		inner = append(inner, s.perPoint(append(s.post, s.private.stores...))...)
-		out := inner
-		for d := 0; d < s.dims; d++ {
-			g := s.geom[d]
-			start := ast.Product(&ast.Special{Kind: ast.GroupID, Dim: d}, ast.IntConst(int64(g.lsz*g.bsz)))
-			if g.cyclic {
-				out = []ast.Stmt{ast.Loop(ast.CyclicLoop, g.c, start, ast.IntConst(int64(g.N)), ast.IntConst(int64(g.sz*g.bsz)), out...)}
-			} else {
-				out = append([]ast.Stmt{ast.IntDecl(g.c, start)}, out...)
-			}
-		}
-		var decls []ast.Stmt
-		decls = append(decls, s.local.decls...)
-		decls = append(decls, s.hoisted...)
-		decls = append(decls, s.private.decls...)
-		s.comp.Body = ast.NewBlock(append(decls, out...)...)
+		s.comp.Body = s.assemble()
+		s.assembled = true
 		return nil
 	},
+}
+
+// assemble builds the compute section from the parts as they are: the
+// assembly pass, and the tests' checks between the passes before it. It
+// changes nothing in the state but the bodies of the element loops.
+func (s *state) assemble() *ast.Block {
+	var inner []ast.Stmt
+	for d := 0; d < s.dims; d++ {
+		g := s.geom[d]
+		inner = append(inner, ast.IntDecl(g.b, s.blockBase(d)))
+	}
+	inner = append(inner, s.perPoint(concat(s.private.loads, s.pre))...)
+	if len(s.loops) > 0 {
+		var nest ast.Stmt
+		for i := len(s.loops) - 1; i >= 0; i-- {
+			e := s.loops[i].elem
+			if nest == nil {
+				e.Body = ast.NewBlock(s.perPoint(s.body)...)
+			} else {
+				e.Body = ast.NewBlock(nest)
+			}
+			nest = e
+		}
+		list := []ast.Stmt{nest}
+		if len(s.local.copies) > 0 {
+			list = append(append(append([]ast.Stmt{}, s.local.copies...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
+		}
+		for i := len(s.loops) - 1; i >= 0; i-- {
+			l := s.loops[i]
+			if l.split {
+				list = []ast.Stmt{ast.Loop(ast.TileLoop, l.tile, ast.CloneExpr(l.Lo), ast.CloneExpr(l.Hi), ast.IntConst(int64(l.T)), list...)}
+			}
+		}
+		inner = append(inner, list...)
+	}
+	inner = append(inner, s.perPoint(concat(s.post, s.private.stores))...)
+	out := inner
+	for d := 0; d < s.dims; d++ {
+		g := s.geom[d]
+		start := ast.Product(&ast.Special{Kind: ast.GroupID, Dim: d}, ast.IntConst(int64(g.lsz*g.bsz)))
+		if g.cyclic {
+			out = []ast.Stmt{ast.Loop(ast.CyclicLoop, g.c, start, ast.IntConst(int64(g.N)), ast.IntConst(int64(g.sz*g.bsz)), out...)}
+		} else {
+			out = append([]ast.Stmt{ast.IntDecl(g.c, start)}, out...)
+		}
+	}
+	return ast.NewBlock(concat(s.local.decls, s.hoisted, s.private.decls, out)...)
 }
 
 // perPoint wraps stmts in the loops over the points of a block, with a

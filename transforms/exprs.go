@@ -44,6 +44,16 @@ func evalInt(e ast.Expr, ints map[string]int) (int, bool) {
 	return 0, false
 }
 
+// concat returns the statements of lists, one after the other, in a new
+// slice.
+func concat(lists ...[]ast.Stmt) []ast.Stmt {
+	var out []ast.Stmt
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
 // all is the conjunction of conds, nil for none.
 func all(conds []ast.Expr) ast.Expr {
 	var c ast.Expr

@@ -68,7 +68,8 @@ func TestStaleInfo(t *testing.T) {
 
 // TestAnalyzedSameCode checks that a problem analysed once gives the same
 // code, or the same error, as one analysed per setting, for random settings
-// of every benchmark.
+// of every benchmark; and that checking the invariants after every pass
+// (ApplyChecked, which assembles the parts early) changes nothing either.
 func TestAnalyzedSameCode(t *testing.T) {
 	const settings = 100
 	for _, b := range kernels.All() {
@@ -87,6 +88,10 @@ func TestAnalyzedSameCode(t *testing.T) {
 			if got != want || errText(err1) != errText(err2) {
 				t.Fatalf("%s %s: analysed once:\n%s%v\nanalysed per setting:\n%s%v", b.Name, p, got, err2, want, err1)
 			}
+			checked, err3 := applySource(analysed, p, transforms.ApplyChecked)
+			if checked != want || errText(err3) != errText(err1) {
+				t.Fatalf("%s %s: checked after every pass:\n%s%v\nunchecked:\n%s%v", b.Name, p, checked, err3, want, err1)
+			}
 			if err1 == nil {
 				legal++
 			}
@@ -97,8 +102,14 @@ func TestAnalyzedSameCode(t *testing.T) {
 	}
 }
 
-func applySource(prob *transforms.Problem, p transforms.Params) (string, error) {
-	v, err := transforms.Apply(prob, p)
+// applySource is the source of the variant of prob for p that apply makes
+// (transforms.Apply if none is given), or the error.
+func applySource(prob *transforms.Problem, p transforms.Params, apply ...func(*transforms.Problem, transforms.Params) (*transforms.Variant, error)) (string, error) {
+	f := transforms.Apply
+	if len(apply) > 0 {
+		f = apply[0]
+	}
+	v, err := f(prob, p)
 	if err != nil {
 		return "", err
 	}

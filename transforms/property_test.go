@@ -73,8 +73,9 @@ func oddSize(s kernels.Size) kernels.Size {
 // TestRandomSettingsMatchReference is the correctness bar of the passes:
 // random legal settings of each of the eight kernels, at its tiny size and
 // at an odd size that tiles and blocks do not divide, are generated, checked
-// for the invariants, run on the OpenCL device and compared with the CPU
-// reference: 200 settings per kernel (16 under -short).
+// for the invariants after every pass (ApplyChecked), run on the OpenCL
+// device and compared with the CPU reference: 200 settings per kernel (16
+// under -short).
 func TestRandomSettingsMatchReference(t *testing.T) {
 	s, err := opencl.Open("")
 	if err != nil {
@@ -100,7 +101,7 @@ func TestRandomSettingsMatchReference(t *testing.T) {
 				var settings []transforms.Params
 				for tries := 0; len(batch) < per && tries < 100*per; tries++ {
 					p := randomParams(r, size)
-					v, err := transforms.Apply(prob, p)
+					v, err := transforms.ApplyChecked(prob, p)
 					if errors.Is(err, transforms.ErrIllegal) {
 						illegal++
 						continue

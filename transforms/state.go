@@ -28,6 +28,8 @@ type state struct {
 
 	local   localMem   // what staging holds in local memory
 	private privateMem // what coarsening and promotion hold per point in private memory
+
+	assembled bool // comp holds the compute section assembled from the parts
 }
 
 // localMem is what the staging pass holds in local memory.

@@ -18,7 +18,6 @@ package transforms
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/patterns"
@@ -68,22 +67,42 @@ func illegal(format string, args ...any) error {
 // Apply runs the pass pipeline on a clone of prob.Kernel for setting p. A
 // setting the passes cannot realize correctly is rejected with an error
 // wrapping ErrIllegal that says why; it is never emitted. prob.Kernel is
-// never modified.
+// never modified. A panic in a pass (a bug) is returned as an error naming
+// the kernel, the setting and the pass.
 func Apply(prob *Problem, p Params) (v *Variant, err error) {
+	r := &run{passes: Pipeline}
 	defer func() {
-		if r := recover(); r != nil {
-			if os.Getenv("HPLOPT_DEBUG") != "" {
-				panic(r)
+		if x := recover(); x != nil {
+			name := "?"
+			if prob != nil && prob.Kernel != nil {
+				name = prob.Kernel.Name
 			}
-			v, err = nil, fmt.Errorf("transforms: internal error on kernel %s with %s: %v", prob.Kernel.Name, p, r)
+			in := "preparing the kernel"
+			if r.pass != nil {
+				in = "pass " + r.pass.Name
+			}
+			v, err = nil, fmt.Errorf("transforms: internal error on kernel %s with %s, in %s: %v", name, p, in, x)
 		}
 	}()
+	return r.apply(prob, p)
+}
+
+// run is one run of a pipeline. It does not recover from panics: Apply
+// does, and tests see where a pass failed.
+type run struct {
+	passes []*Pass
+	after  func(*Pass, *state) error // if not nil, called after every pass (the tests' checks)
+	pass   *Pass                     // the pass running
+}
+
+func (r *run) apply(prob *Problem, p Params) (*Variant, error) {
 	s, err := newState(prob, p)
 	if err != nil {
 		return nil, err
 	}
 	info := s.info
-	for _, pass := range Pipeline {
+	for _, pass := range r.passes {
+		r.pass = pass
 		// A pass sees the pattern table only if it says it reads it, so
 		// that an undeclared read fails in the tests.
 		s.info = nil
@@ -93,7 +112,13 @@ func Apply(prob *Problem, p Params) (v *Variant, err error) {
 		if err := pass.Run(s); err != nil {
 			return nil, err
 		}
+		if r.after != nil {
+			if err := r.after(pass, s); err != nil {
+				return nil, err
+			}
+		}
 	}
+	r.pass = nil
 	return s.variant(), nil
 }
 
