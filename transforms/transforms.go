@@ -13,6 +13,11 @@
 // that live across the nest for one point (accumulators, promoted elements)
 // are held in private memory, one scalar per point when the block loops are
 // fully unrolled.
+//
+// Apply runs the passes of Pipeline, each a Pass value declared in a file of
+// its own, over a shared state whose parts say which pass writes
+// what. A tuner that applies many settings to one problem calls
+// Problem.Analyze once, so that the pattern table is computed once.
 package transforms
 
 import (
