@@ -1,8 +1,6 @@
 package transforms
 
-import (
-	"github.com/hplopt/hplopt/ast"
-)
+import "github.com/hplopt/hplopt/ast"
 
 var assembly = &Pass{
 	Name:     "assembly",
@@ -99,4 +97,14 @@ func (s *state) perPoint(stmts []ast.Stmt) []ast.Stmt {
 		return []ast.Stmt{ast.NewBlock(body...)}
 	}
 	return body
+}
+
+// concat returns the statements of lists, one after the other, in a new
+// slice.
+func concat(lists ...[]ast.Stmt) []ast.Stmt {
+	var out []ast.Stmt
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }

@@ -1,8 +1,6 @@
 package transforms
 
-import (
-	"github.com/hplopt/hplopt/ast"
-)
+import "github.com/hplopt/hplopt/ast"
 
 // evalInt evaluates an integer expression of constants and known int
 // arguments.
@@ -44,16 +42,6 @@ func evalInt(e ast.Expr, ints map[string]int) (int, bool) {
 	return 0, false
 }
 
-// concat returns the statements of lists, one after the other, in a new
-// slice.
-func concat(lists ...[]ast.Stmt) []ast.Stmt {
-	var out []ast.Stmt
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
-}
-
 // all is the conjunction of conds, nil for none.
 func all(conds []ast.Expr) ast.Expr {
 	var c ast.Expr
@@ -65,12 +53,4 @@ func all(conds []ast.Expr) ast.Expr {
 		}
 	}
 	return c
-}
-
-func cloneAll(xs []ast.Expr) []ast.Expr {
-	out := make([]ast.Expr, len(xs))
-	for i, x := range xs {
-		out[i] = ast.CloneExpr(x)
-	}
-	return out
 }

@@ -1,8 +1,6 @@
 package transforms
 
-import (
-	"github.com/hplopt/hplopt/ast"
-)
+import "github.com/hplopt/hplopt/ast"
 
 // geometry is the work distribution of a setting: blocks of points
 // distributed block-cyclically over the work-items. newState fixes it before

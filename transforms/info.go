@@ -24,16 +24,16 @@ func (p *Problem) Analyze() error {
 	return nil
 }
 
-// copies maps the nodes of prob.Kernel's compute section that the pattern
+// clones maps the nodes of prob.Kernel's compute section that the pattern
 // table refers to (references and loops) to their copies in the clone the
 // passes rewrite.
-type copies struct {
+type clones struct {
 	index map[*ast.Index]*ast.Index
 	loop  map[*ast.For]*ast.For
 }
 
 // analyse sets s.info to prob's pattern table, computed now if prob.Info
-// is nil, and s.copies to the correspondence of the nodes it refers to. The
+// is nil, and s.clones to the correspondence of the nodes it refers to. The
 // clone and prob.Kernel have the same shape, so their nodes meet in the
 // same order in a traversal.
 func (s *state) analyse() error {
@@ -57,23 +57,23 @@ func (s *state) analyse() error {
 	if len(a) != len(b) {
 		panic(fmt.Sprintf("the clone has %d nodes in its compute section, the kernel %d", len(b), len(a)))
 	}
-	s.copies = copies{index: map[*ast.Index]*ast.Index{}, loop: map[*ast.For]*ast.For{}}
+	s.clones = clones{index: map[*ast.Index]*ast.Index{}, loop: map[*ast.For]*ast.For{}}
 	for i, n := range a {
 		switch n := n.(type) {
 		case *ast.Index:
-			s.copies.index[n] = b[i].(*ast.Index)
+			s.clones.index[n] = b[i].(*ast.Index)
 		case *ast.For:
-			s.copies.loop[n] = b[i].(*ast.For)
+			s.clones.loop[n] = b[i].(*ast.For)
 		}
 	}
 	stale := info.Kernel != s.k.Name
 	for _, arr := range info.Arrays {
 		for _, r := range arr.Refs {
-			stale = stale || s.copies.index[r.Node] == nil
+			stale = stale || s.clones.index[r.Node] == nil
 		}
 	}
 	for _, l := range info.Loops {
-		stale = stale || s.copies.loop[l.For] == nil
+		stale = stale || s.clones.loop[l.For] == nil
 	}
 	if stale {
 		return fmt.Errorf("transforms: kernel %s: Problem.Info is not the pattern table of Problem.Kernel (call Problem.Analyze again after changing the kernel)", s.k.Name)
@@ -86,7 +86,7 @@ func (s *state) analyse() error {
 // or -1.
 func (s *state) loopOf(f *ast.For) int {
 	for i, l := range s.info.Loops {
-		if s.copies.loop[l.For] == f {
+		if s.clones.loop[l.For] == f {
 			return i
 		}
 	}

@@ -1,8 +1,6 @@
 package transforms
 
-import (
-	"github.com/hplopt/hplopt/ast"
-)
+import "github.com/hplopt/hplopt/ast"
 
 // nest is the compute section split around its main loop nest: the
 // statements before the nest (pre), the nest's loops and the body of the

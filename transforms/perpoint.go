@@ -1,8 +1,6 @@
 package transforms
 
-import (
-	"github.com/hplopt/hplopt/ast"
-)
+import "github.com/hplopt/hplopt/ast"
 
 // expand holds a value per point: references that match are replaced by an
 // element of a private array indexed by the point offsets. It returns the
@@ -31,4 +29,13 @@ func (s *state) expand(base string, t ast.Type, match func(ast.Node) bool) ast.E
 		}
 	}
 	return ref()
+}
+
+// cloneAll deep-copies expressions.
+func cloneAll(xs []ast.Expr) []ast.Expr {
+	out := make([]ast.Expr, len(xs))
+	for i, x := range xs {
+		out[i] = ast.CloneExpr(x)
+	}
+	return out
 }

@@ -8,35 +8,17 @@ import (
 	"github.com/hplopt/hplopt/patterns"
 )
 
-// group is the set of references to one array with one shape of subscripts,
-// staged together in one local array.
-type group struct {
-	arr            *patterns.Array
-	subs           []patterns.Subscript // the shape (offsets ignored)
-	minOff, maxOff []int64
-	refs           map[*ast.Index]*patterns.Ref
-	name           string
-	ext            []int
-}
-
-func shapeKey(r *patterns.Ref) string {
-	var b strings.Builder
-	for _, sub := range r.Subs {
-		fmt.Fprintf(&b, "%d.%d.%d|", sub.Kind, sub.Dim, sub.Loop)
-	}
-	return b.String()
-}
-
 var staging = &Pass{
 	Name:     "staging",
 	Requires: []*Pass{tiling},
 	Patterns: true,
-	Doc: `Stages in local memory every read-only array whose references in the loop
-body follow a pattern more complex than SinglePat, one local array per shape
-of reference, sized as the paper's Table 1 (generalized: lsz*bsz along a
-global id, the tile along a loop counter, both for RadiusPat). The
-work-group copies each tile cooperatively between two barriers; the
-references are rewritten to local indices.`,
+	Doc: `With lmem, stages in local memory every read-only array whose references in
+the loop body follow a pattern more complex than SinglePat, one local array
+per shape of reference, sized as the paper's Table 1 (generalized: lsz*bsz
+along a global id, the tile along a loop counter, both for RadiusPat). The
+work-group copies each tile cooperatively between two barriers, in
+straight-line rounds or, with lcopy, in loops; the references are rewritten
+to local indices.`,
 	Run: func(s *state) error {
 		if !s.p.LocalMem {
 			return nil
@@ -62,7 +44,7 @@ references are rewritten to local indices.`,
 			keyed := map[string]*group{}
 			var order []string
 			for _, r := range arr.Refs {
-				if !inBody[s.copies.index[r.Node]] {
+				if !inBody[s.clones.index[r.Node]] {
 					continue
 				}
 				key := shapeKey(r)
@@ -76,7 +58,7 @@ references are rewritten to local indices.`,
 					keyed[key] = g
 					order = append(order, key)
 				}
-				g.refs[s.copies.index[r.Node]] = r
+				g.refs[s.clones.index[r.Node]] = r
 				for d, sub := range r.Subs {
 					g.minOff[d] = min(g.minOff[d], sub.Offset)
 					g.maxOff[d] = max(g.maxOff[d], sub.Offset)
@@ -112,6 +94,26 @@ references are rewritten to local indices.`,
 		}
 		return nil
 	},
+}
+
+// group is the set of references to one array with one shape of subscripts,
+// staged together in one local array.
+type group struct {
+	arr            *patterns.Array
+	subs           []patterns.Subscript // the shape (offsets ignored)
+	minOff, maxOff []int64
+	refs           map[*ast.Index]*patterns.Ref // by the reference's node in the clone
+	name           string
+	ext            []int
+}
+
+// shapeKey identifies the shape of a reference's subscripts.
+func shapeKey(r *patterns.Ref) string {
+	var b strings.Builder
+	for _, sub := range r.Subs {
+		fmt.Fprintf(&b, "%d.%d.%d|", sub.Kind, sub.Dim, sub.Loop)
+	}
+	return b.String()
 }
 
 // stageable decides whether a group can live in local memory and sets its

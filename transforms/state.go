@@ -19,8 +19,8 @@ type state struct {
 	p      Params
 	k      *ast.Kernel     // the clone being rewritten
 	comp   *ast.Compute    // k's compute section
-	info   *patterns.Info  // the access-pattern table of prob.Kernel
-	copies                 // the copies in k of the nodes info refers to
+	info   *patterns.Info  // the access-pattern table of prob.Kernel; nil in a pass that does not declare Patterns
+	clones                 // the copies in k of the nodes info refers to
 	names  map[string]bool // every name used in k, so that fresh makes new ones
 
 	geometry // the work distribution, fixed by newState

@@ -1,8 +1,6 @@
 package transforms
 
-import (
-	"github.com/hplopt/hplopt/ast"
-)
+import "github.com/hplopt/hplopt/ast"
 
 // refs reports whether stmts reference the variable name.
 func refs(stmts []ast.Stmt, name string) bool {
