@@ -71,7 +71,7 @@ func TestStaleInfo(t *testing.T) {
 // of every benchmark; and that checking the invariants after every pass
 // (ApplyChecked, which assembles the parts early) changes nothing either.
 func TestAnalyzedSameCode(t *testing.T) {
-	const settings = 100
+	const settings = 50
 	for _, b := range kernels.All() {
 		size := b.Sizes["tiny"]
 		fresh := benchProblem(t, b, size)

@@ -97,6 +97,9 @@ func TestRandomSettingsMatchReference(t *testing.T) {
 					t.Fatal(err)
 				}
 				prob := problemOf(t, in, s.Device)
+				if err := prob.Analyze(); err != nil { // once, as a tuner does
+					t.Fatal(err)
+				}
 				var batch []*transforms.Variant
 				var settings []transforms.Params
 				for tries := 0; len(batch) < per && tries < 100*per; tries++ {
