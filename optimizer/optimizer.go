@@ -29,7 +29,6 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/opencl"
-	"github.com/hplopt/hplopt/patterns"
 	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
@@ -69,11 +68,10 @@ func NewProblem(k *ast.Kernel, domain []int, data *runner.Problem, dev *opencl.D
 			ps.Ints[k.Params[i].Name] = int(a.Value)
 		}
 	}
-	// The analysis of a kernel without a compute section fails; Apply
-	// then says so for every setting.
-	if info, err := patterns.Analyze(k); err == nil {
-		ps.Info = info
-	}
+	// The pattern table, once for the whole search. The analysis of a
+	// kernel without a compute section fails; Apply then says so for every
+	// setting.
+	_ = ps.Analyze()
 	return &Problem{Passes: ps, Data: data, Device: dev}, nil
 }
 

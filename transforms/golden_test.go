@@ -3,6 +3,7 @@ package transforms_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,102 +14,243 @@ import (
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/codegen"
-	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/transforms"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/transforms")
 
-// mxm is the paper's Figure 3.
-var mxm = hpl.MustKernel("mxm", func(k *hpl.K) {
-	c := k.Array("c", hpl.Float32, 2)
-	a := k.Array("a", hpl.Float32, 2)
-	b := k.Array("b", hpl.Float32, 2)
-	limk := k.Scalar("limk", hpl.Int32)
-	i := k.Int("k")
-	k.Compute(func() {
-		k.Set(c.At(hpl.Idy, hpl.Idx), 0.0)
-		k.For(i, 0, limk, func() {
-			k.AddTo(c.At(hpl.Idy, hpl.Idx), a.At(hpl.Idy, i).Mul(b.At(i, hpl.Idx)))
-		})
-	})
-})
+const goldenDir = "../testdata/transforms"
 
-// matmulProblem specializes mxm for c[n][m] = a[n][kk] * b[kk][m].
-func matmulProblem(m, n, kk int) *transforms.Problem {
-	k := mxm.AST()
-	ext := map[string][]int{"c": {n, m}, "a": {n, kk}, "b": {kk, m}}
-	for _, p := range k.Params {
-		p.Extents = ext[p.Name]
+// figures holds the golden files of the whole pipeline that reproduce the
+// shapes of the paper's figures; every other directory of goldenDir is
+// named after the pass whose effect its files show.
+const figures = "figures"
+
+// The sections of a golden file.
+const (
+	inputFile  = "input.cl"  // the single-point kernel, as codegen prints it
+	outputFile = "output.cl" // the variant Apply makes
+	errorFile  = "error"     // or the error that rejects the setting
+	beforeFile = "before.cl" // optional: the variant made without the directory's pass
+)
+
+// TestGolden pins the OpenCL the passes generate. Each file of
+// testdata/transforms/<pass>/ shows the effect of one pass, with a setting
+// chosen so that, as far as the pass's requirements allow, it is the only
+// one that acts; testdata/transforms/figures/ holds the paper's figures.
+//
+// A file's comment describes the case and holds two lines: the problem,
+// either "matmul M N K" (the paper's Figure 3 kernel, mxm, for
+// c[N][M] = a[N][K] * b[K][M]) or "kernel NAME SIZE" (a benchmark of package
+// kernels at a size class such as tiny, or at n=AxB k=C), and
+// "params name=value,...", a partial setting completed by
+// transforms.Complete. Its sections are input.cl, the single-point kernel;
+// output.cl, the variant, or error, the reason the setting is illegal; and
+// optionally before.cl, the variant made by the pipeline without the pass
+// (for a pass that no other pass requires). The invariants are checked after
+// every pass. Run go test ./transforms -run Golden -update to rewrite the
+// sections from the code, and read the diff.
+func TestGolden(t *testing.T) {
+	dirs, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return &transforms.Problem{Kernel: k, Domain: []int{m, n}, Ints: map[string]int{"limk": kk}, MaxWorkGroup: 1024, LocalMem: 48 << 10}
+	passes := map[string]bool{}
+	for _, p := range transforms.Pipeline {
+		passes[p.Name] = true
+	}
+	cases := map[string]int{}
+	for _, dir := range dirs {
+		name := dir.Name()
+		if !dir.IsDir() || (name != figures && !passes[name]) {
+			t.Errorf("%s/%s: want a directory named after a pass or %s", goldenDir, name, figures)
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(goldenDir, name, "*.txtar"))
+		for _, file := range files {
+			cases[name]++
+			t.Run(name+"/"+strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+				golden(t, file, name)
+			})
+		}
+	}
+	for _, p := range transforms.Pipeline {
+		if cases[p.Name] < 2 {
+			t.Errorf("pass %s has %d golden files in %s/%s; want at least 2", p.Name, cases[p.Name], goldenDir, p.Name)
+		}
+	}
 }
 
-// TestGolden pins the generated OpenCL for settings that reproduce the
-// shapes of the paper's figures. Each file's comment holds the problem
-// ("matmul m n k") and the parameters; kernel.cl holds the expected source.
-func TestGolden(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/transforms/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no golden files")
+// golden checks one golden file of the directory dir.
+func golden(t *testing.T, file, dir string) {
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var prob *transforms.Problem
-			var p transforms.Params
-			for _, line := range strings.Split(string(ar.Comment), "\n") {
-				f := strings.Fields(line)
-				switch {
-				case len(f) == 4 && f[0] == "matmul":
-					n := make([]int, 3)
-					for i := range n {
-						n[i], _ = strconv.Atoi(f[i+1])
-					}
-					prob = matmulProblem(n[0], n[1], n[2])
-				case len(f) == 2 && f[0] == "params":
-					if err := transforms.ParseParams(f[1], &p); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if prob == nil {
-				t.Fatal("no problem line in the comment")
-			}
-			v, err := transforms.Apply(prob, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := transforms.Check(v.Kernel, prob.LocalMem); err != nil {
-				t.Fatal(err)
-			}
-			src, err := codegen.Source(v.Kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := []byte(src)
-			for i := range ar.Files {
-				if ar.Files[i].Name != "kernel.cl" {
-					continue
-				}
-				if *update {
-					ar.Files[i].Data = got
-					if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				if !bytes.Equal(ar.Files[i].Data, got) {
-					t.Errorf("generated source differs from %s (run go test ./transforms -run Golden -update and read the diff):\n%s", file, got)
-				}
-				return
-			}
-			t.Fatal("no kernel.cl in the file")
-		})
+	prob, p := goldenCase(t, ar.Comment)
+	input, err := codegen.Source(prob.Kernel)
+	if err != nil {
+		t.Fatal(err)
 	}
+	v, err := transforms.ApplyChecked(prob, p)
+	var output, errText string
+	if err != nil {
+		errText = err.Error() + "\n"
+	} else {
+		if output, err = codegen.Source(v.Kernel); err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := applySource(prob, p); again != output {
+			t.Fatalf("Apply and ApplyChecked differ:\n%s\n%s", again, output)
+		}
+	}
+	want := map[string]string{inputFile: input}
+	if errText != "" {
+		want[errorFile] = errText
+	} else {
+		want[outputFile] = output
+	}
+	if section(ar, beforeFile) != nil {
+		v, err := transforms.ApplyWithout(prob, p, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", beforeFile, err)
+		}
+		if want[beforeFile], err = codegen.Source(v.Kernel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if *update {
+		var files []txtar.File
+		for _, name := range []string{inputFile, outputFile, errorFile, beforeFile} {
+			if data, ok := want[name]; ok {
+				files = append(files, txtar.File{Name: name, Data: []byte(data)})
+			}
+		}
+		ar.Files = files
+		if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for _, f := range ar.Files {
+		if _, ok := want[f.Name]; !ok {
+			t.Errorf("%s: unexpected section %s", file, f.Name)
+		}
+	}
+	for _, name := range []string{inputFile, outputFile, errorFile, beforeFile} {
+		w, ok := want[name]
+		if !ok {
+			continue
+		}
+		got := section(ar, name)
+		switch {
+		case got == nil:
+			t.Errorf("%s: no section %s; want\n%s", file, name, w)
+		case !bytes.Equal(got, []byte(w)):
+			t.Errorf("%s: %s differs from the code (run go test ./transforms -run Golden -update and read the diff): %s; from the code:\n%s", file, name, firstDiff(string(got), w), w)
+		}
+	}
+}
+
+// section returns the data of the section called name, or nil.
+func section(ar *txtar.Archive, name string) []byte {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return append([]byte{}, f.Data...)
+		}
+	}
+	return nil
+}
+
+// firstDiff says where two texts first differ.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d is %q in the file, %q from the code", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("the file has %d lines, the code %d", len(al), len(bl))
+}
+
+// goldenCase reads the problem and the setting from a golden file's
+// comment.
+func goldenCase(t *testing.T, comment []byte) (*transforms.Problem, transforms.Params) {
+	t.Helper()
+	var prob *transforms.Problem
+	var params string
+	for _, line := range strings.Split(string(comment), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 4 && f[0] == "matmul":
+			n := make([]int, 3)
+			for i := range n {
+				var err error
+				if n[i], err = strconv.Atoi(f[i+1]); err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+			}
+			prob = matmulProblem(n[0], n[1], n[2])
+		case len(f) >= 3 && f[0] == "kernel":
+			b, err := kernels.Get(f[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			prob = benchProblem(t, b, goldenSize(t, b, f[2:]))
+		case len(f) == 2 && f[0] == "params":
+			params = f[1]
+		}
+	}
+	if prob == nil {
+		t.Fatal(`no problem in the comment: want a line "matmul M N K" or "kernel NAME SIZE"`)
+	}
+	pins, err := transforms.ParsePins(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := transforms.Complete(prob, pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prob, p
+}
+
+// goldenSize reads a size class ("tiny") or "n=AxB k=C".
+func goldenSize(t *testing.T, b *kernels.Benchmark, f []string) kernels.Size {
+	t.Helper()
+	if len(f) == 1 && !strings.Contains(f[0], "=") {
+		s, err := b.ParseSize(f[0], nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var n, k []int
+	for _, kv := range f {
+		name, vals, _ := strings.Cut(kv, "=")
+		var list []int
+		for _, v := range strings.Split(vals, "x") {
+			x, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("size %q: %v", kv, err)
+			}
+			list = append(list, x)
+		}
+		switch name {
+		case "n":
+			n = list
+		case "k":
+			k = list
+		default:
+			t.Fatalf("size %q: want n=AxB or k=C", kv)
+		}
+	}
+	s, err := b.ParseSize("", n, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestNoMutation checks that Apply works on a clone: the caller's kernel is

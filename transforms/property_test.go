@@ -18,26 +18,6 @@ import (
 	"github.com/hplopt/hplopt/transforms"
 )
 
-// problemOf specializes a benchmark instance for the transforms.
-func problemOf(t testing.TB, in *kernels.Instance, dev *opencl.Device) *transforms.Problem {
-	t.Helper()
-	k, err := hpl.Specialize(in.Bench.Kernel, in.Args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ints := map[string]int{}
-	for i, p := range k.Params {
-		if v, ok := in.Args[i].(int32); ok {
-			ints[p.Name] = int(v)
-		}
-	}
-	prob := &transforms.Problem{Kernel: k, Domain: in.Global, Ints: ints, MaxWorkGroup: min(256, dev.MaxWorkGroupSize), LocalMem: dev.LocalMemSize}
-	for d := 0; d < 3 && d < len(dev.MaxWorkItemSizes); d++ {
-		prob.MaxWorkItems[d] = dev.MaxWorkItemSizes[d]
-	}
-	return prob
-}
-
 // randomParams draws a setting, legal or not: powers of two and odd values
 // for every parameter, global sizes that give a work-item one block or
 // several.
@@ -93,8 +73,9 @@ func oddSize(s kernels.Size) kernels.Size {
 // TestRandomSettingsMatchReference is the correctness bar of the passes:
 // random legal settings of each of the eight kernels, at its tiny size and
 // at an odd size that tiles and blocks do not divide, are generated, checked
-// for the invariants, run on the OpenCL device and compared with the CPU
-// reference: 200 settings per kernel (16 under -short).
+// for the invariants after every pass (ApplyChecked), run on the OpenCL
+// device and compared with the CPU reference: 200 settings per kernel (16
+// under -short).
 func TestRandomSettingsMatchReference(t *testing.T) {
 	s, err := opencl.Open("")
 	if err != nil {
@@ -116,11 +97,14 @@ func TestRandomSettingsMatchReference(t *testing.T) {
 					t.Fatal(err)
 				}
 				prob := problemOf(t, in, s.Device)
+				if err := prob.Analyze(); err != nil { // once, as a tuner does
+					t.Fatal(err)
+				}
 				var batch []*transforms.Variant
 				var settings []transforms.Params
 				for tries := 0; len(batch) < per && tries < 100*per; tries++ {
 					p := randomParams(r, size)
-					v, err := transforms.Apply(prob, p)
+					v, err := transforms.ApplyChecked(prob, p)
 					if errors.Is(err, transforms.ErrIllegal) {
 						illegal++
 						continue

@@ -13,12 +13,16 @@
 // that live across the nest for one point (accumulators, promoted elements)
 // are held in private memory, one scalar per point when the block loops are
 // fully unrolled.
+//
+// Apply runs the passes of Pipeline, each a Pass value declared in a file of
+// its own, over a shared state whose parts say which pass writes
+// what. A tuner that applies many settings to one problem calls
+// Problem.Analyze once, so that the pattern table is computed once.
 package transforms
 
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/patterns"
@@ -28,11 +32,18 @@ import (
 // arguments have Extents, Domain is the number of points per dimension of the
 // single-point launch (x first), and Ints holds the values of its int scalar
 // arguments (loop bounds such as limk).
+//
+// A tuner applies thousands of settings to one problem: it calls Analyze
+// once, so that the access-pattern table is computed once, not per setting.
 type Problem struct {
 	Kernel *ast.Kernel
-	Info   *patterns.Info // from patterns.Analyze(Kernel); computed by Apply if nil
 	Domain []int
 	Ints   map[string]int
+
+	// Info is the access-pattern table of Kernel, set by Analyze. When it
+	// is nil, Apply, Validate and LoopLengths analyse Kernel on every call.
+	Info *patterns.Info
+
 	// Device limits used by Apply and Validate; 0 means unlimited.
 	MaxWorkGroup int    // largest work-group (product of local sizes)
 	MaxWorkItems [3]int // largest local size per dimension
@@ -61,25 +72,58 @@ func illegal(format string, args ...any) error {
 // Apply runs the pass pipeline on a clone of prob.Kernel for setting p. A
 // setting the passes cannot realize correctly is rejected with an error
 // wrapping ErrIllegal that says why; it is never emitted. prob.Kernel is
-// never modified.
+// never modified. A panic in a pass (a bug) is returned as an error naming
+// the kernel, the setting and the pass.
 func Apply(prob *Problem, p Params) (v *Variant, err error) {
+	r := &run{passes: Pipeline}
 	defer func() {
-		if r := recover(); r != nil {
-			if os.Getenv("HPLOPT_DEBUG") != "" {
-				panic(r)
+		if x := recover(); x != nil {
+			name := "?"
+			if prob != nil && prob.Kernel != nil {
+				name = prob.Kernel.Name
 			}
-			v, err = nil, fmt.Errorf("transforms: internal error on kernel %s with %s: %v", prob.Kernel.Name, p, r)
+			in := "preparing the kernel"
+			if r.pass != nil {
+				in = "pass " + r.pass.Name
+			}
+			v, err = nil, fmt.Errorf("transforms: internal error on kernel %s with %s, in %s: %v", name, p, in, x)
 		}
 	}()
+	return r.apply(prob, p)
+}
+
+// run is one run of a pipeline. It does not recover from panics: Apply
+// does, and tests see where a pass failed.
+type run struct {
+	passes []*Pass
+	after  func(*Pass, *state) error // if not nil, called after every pass (the tests' checks)
+	pass   *Pass                     // the pass running
+}
+
+func (r *run) apply(prob *Problem, p Params) (*Variant, error) {
 	s, err := newState(prob, p)
 	if err != nil {
 		return nil, err
 	}
-	for _, pass := range Pipeline {
+	info := s.info
+	for _, pass := range r.passes {
+		r.pass = pass
+		// A pass sees the pattern table only if it says it reads it, so
+		// that an undeclared read fails in the tests.
+		s.info = nil
+		if pass.Patterns {
+			s.info = info
+		}
 		if err := pass.Run(s); err != nil {
 			return nil, err
 		}
+		if r.after != nil {
+			if err := r.after(pass, s); err != nil {
+				return nil, err
+			}
+		}
 	}
+	r.pass = nil
 	return s.variant(), nil
 }
 

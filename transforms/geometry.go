@@ -1,0 +1,140 @@
+package transforms
+
+import "github.com/hplopt/hplopt/ast"
+
+// geometry is the work distribution of a setting: blocks of points
+// distributed block-cyclically over the work-items. newState fixes it before
+// any pass runs; the passes read it.
+type geometry struct {
+	dims   int        // dimensions of the domain, 1 to 3
+	points int        // points per block: the product of the block sizes
+	geom   [3]dimGeom // per dimension, x first; the first dims are set
+}
+
+// dimGeom is the work distribution along one dimension.
+type dimGeom struct {
+	N, sz, lsz, bsz int    // points, work-items, work-items per group, points per block
+	cyclic          bool   // a work-item visits several blocks
+	guard           bool   // some points of a block can fall outside N
+	c, b, p         string // names of the group's block base, the work-item's block base, the point offset
+}
+
+// checkGeometry rejects a setting whose sizes do not fit the domain or the
+// device, and fixes the geometry of the others.
+func (s *state) checkGeometry() error {
+	p := s.p
+	wg := 1
+	s.points = 1
+	for d := 0; d < 3; d++ {
+		axis := "xyz"[d : d+1]
+		if d >= s.dims {
+			if p.Global[d] > 1 || p.Local[d] > 1 || p.Block[d] > 1 {
+				return illegal("the kernel has %d dimension(s); sz%s, lsz%s and bsz%s must be unset", s.dims, axis, axis, axis)
+			}
+			continue
+		}
+		g := dimGeom{N: s.prob.Domain[d], sz: p.Global[d], lsz: p.Local[d], bsz: p.Block[d]}
+		if g.N < 1 {
+			return illegal("domain size %d along %s", g.N, axis)
+		}
+		if g.sz < 1 || g.lsz < 1 || g.bsz < 1 {
+			return illegal("sz%s=%d, lsz%s=%d and bsz%s=%d must all be at least 1", axis, g.sz, axis, g.lsz, axis, g.bsz)
+		}
+		if g.sz%g.lsz != 0 {
+			return illegal("the local size lsz%s=%d does not divide the global size sz%s=%d", axis, g.lsz, axis, g.sz)
+		}
+		if lim := s.prob.MaxWorkItems[d]; lim > 0 && g.lsz > lim {
+			return illegal("lsz%s=%d exceeds the device's %d work-items along %s", axis, g.lsz, lim, axis)
+		}
+		if g.bsz > g.N {
+			return illegal("bsz%s=%d exceeds the %d points along %s", axis, g.bsz, g.N, axis)
+		}
+		blocks := (g.N + g.bsz - 1) / g.bsz
+		if g.sz > (blocks+g.lsz-1)/g.lsz*g.lsz {
+			return illegal("sz%s=%d work-items for %d block(s) of %d points along %s: more work-groups than work", axis, g.sz, blocks, g.bsz, axis)
+		}
+		g.c, g.b, g.p = s.fresh("c_"+axis), s.fresh("b_"+axis), s.fresh("p_"+axis)
+		span := g.sz * g.bsz
+		g.cyclic = (g.N+span-1)/span > 1
+		g.guard = g.N%span != 0
+		wg *= g.lsz
+		s.points *= g.bsz
+		s.geom[d] = g
+	}
+	if p.Chunk < 0 {
+		return illegal("vw=%d", p.Chunk)
+	}
+	if p.Interleave {
+		for d := 0; d < s.dims; d++ {
+			if c := s.chunk(d); s.geom[d].bsz%c != 0 {
+				return illegal("runs of vw=%d points do not divide the block bsz%s=%d", c, "xyz"[d:d+1], s.geom[d].bsz)
+			}
+		}
+	}
+	if lim := s.prob.MaxWorkGroup; lim > 0 && wg > lim {
+		return illegal("work-groups of %d work-items exceed the device's %d", wg, lim)
+	}
+	if p.Unroll < 0 {
+		return illegal("uf=%d", p.Unroll)
+	}
+	return nil
+}
+
+// chunk is the number of a work-item's points that lie side by side along
+// dimension d: bsz without interleave, 1 with plain interleave, vw (at most
+// bsz) with interleaved runs.
+func (s *state) chunk(d int) int {
+	g := s.geom[d]
+	if !s.p.Interleave {
+		return g.bsz
+	}
+	return max(1, min(s.p.Chunk, g.bsz))
+}
+
+// pointOffset is the offset of the current point in the work-group's block
+// along dimension d: lid*bsz + p, or lid + p*lsz when interleaved, or in
+// general (p/vw)*lsz*vw + lid*vw + p%vw.
+func (s *state) pointOffset(d int) ast.Expr {
+	g := s.geom[d]
+	lid := &ast.Special{Kind: ast.LocalID, Dim: d}
+	if g.bsz == 1 {
+		return lid
+	}
+	return ast.Sum(ast.Product(lid, ast.IntConst(int64(s.chunk(d)))), s.pointStep(d))
+}
+
+// pointStep is the offset of the current point from the work-item's first
+// point along dimension d: p side by side, p*lsz interleaved, and
+// (p/vw)*lsz*vw + p%vw for runs of vw.
+func (s *state) pointStep(d int) ast.Expr {
+	g := s.geom[d]
+	p := ast.Id(g.p)
+	switch c := s.chunk(d); {
+	case c == g.bsz:
+		return p
+	case c == 1:
+		return ast.Product(p, ast.IntConst(int64(g.lsz)))
+	default:
+		run := ast.Product(ast.Bin(ast.Div, p, ast.IntConst(int64(c))), ast.IntConst(int64(g.lsz*c)))
+		return ast.Sum(run, ast.Bin(ast.Rem, ast.Id(g.p), ast.IntConst(int64(c))))
+	}
+}
+
+// coord is the coordinate of the current point along dimension d: the
+// work-item's block base b plus the point's step from it (pointStep).
+func (s *state) coord(d int) ast.Expr {
+	g := s.geom[d]
+	var e ast.Expr = ast.Id(g.b)
+	if g.bsz > 1 {
+		e = ast.Sum(e, s.pointStep(d))
+	}
+	return e
+}
+
+// blockBase is the work-item's first point along dimension d, given the
+// work-group's block base c.
+func (s *state) blockBase(d int) ast.Expr {
+	g := s.geom[d]
+	lid := &ast.Special{Kind: ast.LocalID, Dim: d}
+	return ast.Sum(ast.Id(g.c), ast.Product(lid, ast.IntConst(int64(s.chunk(d)))))
+}

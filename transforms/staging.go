@@ -1,0 +1,300 @@
+package transforms
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/patterns"
+)
+
+var staging = &Pass{
+	Name:     "staging",
+	Requires: []*Pass{tiling},
+	Patterns: true,
+	Doc: `With lmem, stages in local memory every read-only array whose references in
+the loop body follow a pattern more complex than SinglePat, one local array
+per shape of reference, sized as the paper's Table 1 (generalized: lsz*bsz
+along a global id, the tile along a loop counter, both for RadiusPat). The
+work-group copies each tile cooperatively between two barriers, in
+straight-line rounds or, with lcopy, in loops; the references are rewritten
+to local indices.`,
+	Run: func(s *state) error {
+		if !s.p.LocalMem {
+			return nil
+		}
+		inBody := map[*ast.Index]bool{}
+		for _, st := range s.body {
+			ast.Inspect(st, func(n ast.Node) bool {
+				if ix, ok := n.(*ast.Index); ok {
+					inBody[ix] = true
+				}
+				return true
+			})
+		}
+		byIndex := map[int]*nestLoop{}
+		for _, l := range s.loops {
+			byIndex[l.index] = l
+		}
+		var groups []*group
+		for _, arr := range s.info.Arrays {
+			if arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported || arr.Written {
+				continue
+			}
+			keyed := map[string]*group{}
+			var order []string
+			for _, r := range arr.Refs {
+				if !inBody[s.clones.index[r.Node]] {
+					continue
+				}
+				key := shapeKey(r)
+				g := keyed[key]
+				if g == nil {
+					g = &group{arr: arr, subs: r.Subs, refs: map[*ast.Index]*patterns.Ref{}}
+					for _, sub := range r.Subs {
+						g.minOff = append(g.minOff, sub.Offset)
+						g.maxOff = append(g.maxOff, sub.Offset)
+					}
+					keyed[key] = g
+					order = append(order, key)
+				}
+				g.refs[s.clones.index[r.Node]] = r
+				for d, sub := range r.Subs {
+					g.minOff[d] = min(g.minOff[d], sub.Offset)
+					g.maxOff[d] = max(g.maxOff[d], sub.Offset)
+				}
+			}
+			for _, key := range order {
+				g := keyed[key]
+				if s.stageable(g, byIndex) {
+					groups = append(groups, g)
+				}
+			}
+		}
+		if len(groups) == 0 {
+			return illegal("lmem=1: no array of the loop body can be staged in local memory")
+		}
+		for _, g := range groups {
+			g.name = s.fresh("l_" + g.arr.Name)
+			s.local.arrays = append(s.local.arrays, g.name)
+			elems := int64(1)
+			for _, e := range padded(g.ext) {
+				elems *= int64(e)
+			}
+			q := s.k.Param(g.arr.Name)
+			s.local.bytes += elems * int64(q.Type.Size())
+			s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: padded(g.ext)})
+		}
+		if lim := s.prob.LocalMem; lim > 0 && s.local.bytes > lim {
+			return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.local.bytes, lim)
+		}
+		for _, g := range groups {
+			s.local.copies = append(s.local.copies, s.copyIn(g, byIndex))
+			s.rewriteStaged(g, byIndex)
+		}
+		return nil
+	},
+}
+
+// group is the set of references to one array with one shape of subscripts,
+// staged together in one local array.
+type group struct {
+	arr            *patterns.Array
+	subs           []patterns.Subscript // the shape (offsets ignored)
+	minOff, maxOff []int64
+	refs           map[*ast.Index]*patterns.Ref // by the reference's node in the clone
+	name           string
+	ext            []int
+}
+
+// shapeKey identifies the shape of a reference's subscripts.
+func shapeKey(r *patterns.Ref) string {
+	var b strings.Builder
+	for _, sub := range r.Subs {
+		fmt.Fprintf(&b, "%d.%d.%d|", sub.Kind, sub.Dim, sub.Loop)
+	}
+	return b.String()
+}
+
+// stageable decides whether a group can live in local memory and sets its
+// extents.
+func (s *state) stageable(g *group, byIndex map[int]*nestLoop) bool {
+	counter := false
+	g.ext = make([]int, len(g.subs))
+	for d, sub := range g.subs {
+		spread := int(g.maxOff[d] - g.minOff[d])
+		switch sub.Kind {
+		case patterns.Const:
+			g.ext[d] = spread + 1
+		case patterns.ID, patterns.IDCounter:
+			geom := s.geom[sub.Dim]
+			g.ext[d] = geom.lsz*geom.bsz + spread
+			if sub.Kind == patterns.ID {
+				break
+			}
+			fallthrough
+		case patterns.Counter:
+			l := byIndex[sub.Loop]
+			if l == nil || l.T <= 0 {
+				return false
+			}
+			counter = true
+			if sub.Kind == patterns.IDCounter {
+				g.ext[d] += l.T - 1
+			} else {
+				g.ext[d] = l.T + spread
+			}
+		default:
+			return false
+		}
+	}
+	return counter
+}
+
+// flatLocalID is the work-item's index in its work-group, x fastest.
+func (s *state) flatLocalID() ast.Expr {
+	var e ast.Expr = ast.IntConst(0)
+	stride := 1
+	for d := 0; d < s.dims; d++ {
+		e = ast.Sum(e, ast.Product(&ast.Special{Kind: ast.LocalID, Dim: d}, ast.IntConst(int64(stride))))
+		stride *= s.geom[d].lsz
+	}
+	return e
+}
+
+// maxUnrolledCopies is the most rounds of a copy into local memory that are
+// written out as straight-line code; longer copies stay loops.
+const maxUnrolledCopies = 16
+
+// copyIn builds the cooperative copy of one tile of g into local memory.
+func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
+	wg := 1
+	for d := 0; d < s.dims; d++ {
+		wg *= s.geom[d].lsz
+	}
+	total := 1
+	for _, e := range g.ext {
+		total *= e
+	}
+	// Each work-item copies the elements flat + r*wg for r = 0, 1, ...:
+	// a loop of a constant trip count that the compiler unrolls, so that
+	// the element indices fold to constants plus the flat local id.
+	e := s.fresh("e_" + g.arr.Name)
+	r := s.fresh("r_" + g.arr.Name)
+	trips := (total + wg - 1) / wg
+	body := []ast.Stmt{ast.IntDecl(e, ast.Sum(s.flatLocalID(), ast.Product(ast.Id(r), ast.IntConst(int64(wg)))))}
+	local := &ast.Index{Array: g.name}
+	global := &ast.Index{Array: g.arr.Name}
+	q := s.k.Param(g.arr.Name)
+	var conds []ast.Expr
+	stride := total
+	for d, sub := range g.subs {
+		stride /= g.ext[d]
+		var i ast.Expr = ast.Bin(ast.Div, ast.Id(e), ast.IntConst(int64(stride)))
+		if d > 0 {
+			i = ast.Bin(ast.Rem, i, ast.IntConst(int64(g.ext[d])))
+		}
+		iv := s.fresh(fmt.Sprintf("i%d_%s", d, g.arr.Name))
+		body = append(body, ast.IntDecl(iv, i))
+		local.Indices = append(local.Indices, ast.Id(iv))
+		// The global coordinate of local index iv, and its static range.
+		base, lo, hi := ast.Expr(ast.IntConst(g.minOff[d])), int(g.minOff[d]), int(g.minOff[d])
+		if sub.Kind == patterns.ID || sub.Kind == patterns.IDCounter {
+			geom := s.geom[sub.Dim]
+			base = ast.Sum(ast.Id(geom.c), base)
+			span := geom.lsz * geom.bsz
+			hi += (geom.N - 1) / span * span
+		}
+		if sub.Kind == patterns.Counter || sub.Kind == patterns.IDCounter {
+			l := byIndex[sub.Loop]
+			base = ast.Sum(l.tileBase(), base)
+			if l.known {
+				lo0, _ := evalInt(l.Lo, nil)
+				lo += lo0
+				hi += lo0 + (l.length-1)/l.T*l.T
+			} else {
+				lo, hi = -1, q.Extents[d] // unknown: guard both ends
+			}
+		}
+		hi += g.ext[d] - 1
+		coord := ast.Sum(base, ast.Id(iv))
+		global.Indices = append(global.Indices, coord)
+		if lo < 0 {
+			conds = append(conds, ast.Bin(ast.Ge, ast.CloneExpr(coord), ast.IntConst(0)))
+		}
+		if hi >= q.Extents[d] {
+			conds = append(conds, ast.Bin(ast.Lt, ast.CloneExpr(coord), ast.IntConst(int64(q.Extents[d]))))
+		}
+	}
+	var copyStmt ast.Stmt = &ast.Assign{LHS: local, Op: ast.Set, RHS: global}
+	if c := all(conds); c != nil {
+		copyStmt = &ast.If{Cond: c, Then: ast.NewBlock(copyStmt)}
+	}
+	body = append(body, copyStmt)
+	if total%wg != 0 { // the last round has fewer elements than work-items
+		body[len(body)-1] = &ast.If{Cond: ast.Bin(ast.Lt, ast.Id(e), ast.IntConst(int64(total))), Then: ast.NewBlock(copyStmt)}
+	}
+	if trips <= maxUnrolledCopies && !s.p.LoopCopy {
+		// Unrolled here rather than by the OpenCL compiler (lcopy=0):
+		// NVIDIA's compiler, given the loop with #pragma unroll, produced
+		// SGEMM code 15% slower than from these straight-line copies for
+		// some tiles and faster for others (see
+		// docs/results/h100/layout-experiment), so the search chooses.
+		var out []ast.Stmt
+		for round := 0; round < trips; round++ {
+			repl := map[string]ast.Expr{e: ast.Sum(s.flatLocalID(), ast.IntConst(int64(round*wg)))}
+			for _, st := range body[1 : len(body)-1] {
+				d := st.(*ast.Decl)
+				repl[d.Name] = ast.Substitute(d.Init, repl)
+			}
+			out = append(out, ast.SubstituteStmt(body[len(body)-1], repl))
+		}
+		return ast.NewBlock(out...)
+	}
+	unroll := -1 // #pragma unroll: fully
+	if trips > 64 {
+		unroll = 0
+	}
+	return &ast.For{Var: r, Lo: ast.IntConst(0), Hi: ast.IntConst(int64(trips)), Step: ast.IntConst(1), Body: ast.NewBlock(body...), Role: ast.CopyLoop, Unroll: unroll}
+}
+
+// rewriteStaged replaces g's references in the loop body by local ones.
+func (s *state) rewriteStaged(g *group, byIndex map[int]*nestLoop) {
+	for i, st := range s.body {
+		s.body[i] = ast.Apply(st, nil, func(c *ast.Cursor) bool {
+			ix, ok := c.Node().(*ast.Index)
+			if !ok {
+				return true
+			}
+			r := g.refs[ix]
+			if r == nil {
+				return true
+			}
+			out := &ast.Index{Array: g.name}
+			for d, sub := range r.Subs {
+				var e ast.Expr = ast.IntConst(sub.Offset - g.minOff[d])
+				if sub.Kind == patterns.ID || sub.Kind == patterns.IDCounter {
+					e = ast.Sum(s.pointOffset(sub.Dim), e)
+				}
+				if sub.Kind == patterns.Counter || sub.Kind == patterns.IDCounter {
+					l := byIndex[sub.Loop]
+					e = ast.Sum(ast.Bin(ast.Sub, ast.Id(l.Var), l.tileBase()), e)
+				}
+				out.Indices = append(out.Indices, e)
+			}
+			c.Replace(out)
+			return true
+		}).(ast.Stmt)
+	}
+}
+
+// padded returns the declared extents of a local array: a row whose length
+// is a multiple of 16 gets one more element, so that work-items reading a
+// column (l_a[lidy + 16*i][k]) hit different memory banks.
+func padded(ext []int) []int {
+	out := append([]int(nil), ext...)
+	if n := len(out); n >= 2 && out[n-1]%16 == 0 {
+		out[n-1]++
+	}
+	return out
+}
