@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -322,7 +323,9 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res aut
 		if !built.IsZero() {
 			cost.Run = time.Since(built)
 		}
-		return autotune.Result{Outcome: o, Err: fmt.Errorf("runner: %s: "+format, append([]any{v.KernelName}, args...)...), Cost: cost}, nil, restart
+		// The session's errors carry the package's name already.
+		msg := strings.TrimPrefix(fmt.Sprintf(format, args...), "runner: ")
+		return autotune.Result{Outcome: o, Err: fmt.Errorf("runner: %s: %s", v.KernelName, msg), Cost: cost}, nil, restart
 	}
 	if v.KernelName == "" {
 		return fail(autotune.Illegal, "variant has no kernel name")
