@@ -215,13 +215,192 @@ var (
 	})
 )
 
+// The shapes users write around their subscripts (issue 16): a bounds
+// guard around the work, int arguments and private ints in subscripts,
+// conditions on data with the array on either side, stencils, triangular
+// loops.
+var (
+	// guardLoop: a matrix product under if (idx < nx && idy < ny), with a
+	// private accumulator, as hand-written kernels launched on a rounded-up
+	// domain have it.
+	guardLoop = hpl.MustKernel("guard_loop", func(k *hpl.K) {
+		c := k.Array("c", hpl.Float32, 2)
+		a := k.Array("a", hpl.Float32, 2)
+		b := k.Array("b", hpl.Float32, 2)
+		nx, ny, nk := k.Scalar("nx", hpl.Int32), k.Scalar("ny", hpl.Int32), k.Scalar("nk", hpl.Int32)
+		i := k.Int("k")
+		acc := k.Float("acc")
+		k.Compute(func() {
+			k.If(hpl.Idx.Lt(nx).And(hpl.Idy.Lt(ny)), func() {
+				k.Set(acc, 0.0)
+				k.For(i, 0, nk, func() {
+					k.AddTo(acc, a.At(hpl.Idy, i).Mul(b.At(i, hpl.Idx)))
+				})
+				k.Set(c.At(hpl.Idy, hpl.Idx), acc)
+			})
+		})
+	})
+
+	// column: Gram-Schmidt's row of R for column k (an int argument), the
+	// column index j = idx + k + 1 a private int, guarded by j < m:
+	// r[k][j] = sum_i q[i][k] * a[i][j].
+	column = hpl.MustKernel("column", func(k *hpl.K) {
+		r := k.Array("r", hpl.Float32, 2)
+		q := k.Array("q", hpl.Float32, 2)
+		a := k.Array("a", hpl.Float32, 2)
+		n, m, kk := k.Scalar("n", hpl.Int32), k.Scalar("m", hpl.Int32), k.Scalar("k", hpl.Int32)
+		i := k.Int("i")
+		k.Compute(func() {
+			j := k.Int("j", hpl.Idx.Add(kk).Add(1))
+			k.If(j.Lt(m), func() {
+				k.Set(r.At(kk, j), 0.0)
+				k.For(i, 0, n, func() {
+					k.AddTo(r.At(kk, j), q.At(i, kk).Mul(a.At(i, j)))
+				})
+			})
+		})
+	})
+
+	// privates: private ints in subscripts, followed where they hold one
+	// value (j, and l set from j inside the loop) and not where they do not
+	// (w set twice, u used before it is set, v set in a loop and used
+	// after it).
+	privates = hpl.MustKernel("privates", func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 2)
+		n := k.Scalar("n", hpl.Int32)
+		i := k.Int("i")
+		u, v, w := k.Int("u"), k.Int("v"), k.Int("w")
+		k.Compute(func() {
+			j := k.Int("j", hpl.Idx.Add(1))
+			k.Set(w, hpl.Idx)
+			k.Set(out.At(j.Sub(1)), a.At(u, j))
+			k.Set(u, 2)
+			k.For(i, 0, n, func() {
+				l := k.Int("l", i.Add(j))
+				k.AddTo(out.At(hpl.Idx), a.At(i, l))
+				k.Set(v, i)
+			})
+			k.AddTo(w, 1)
+			k.AddTo(out.At(hpl.Idx), a.At(v, w))
+		})
+	})
+
+	// dataLeft, dataRight: the same data-dependent condition with the
+	// array on the left (x[idx] > t) and on the right (t < x[idx]).
+	dataLeft  = dataCond("data_left", true)
+	dataRight = dataCond("data_right", false)
+
+	// stencil5: a 5-point stencil on the interior, with the offsets written
+	// out (no loop over a filter).
+	stencil5 = hpl.MustKernel("stencil5", func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 2)
+		in := k.Array("in", hpl.Float32, 2)
+		y, x := hpl.Idy.Add(1), hpl.Idx.Add(1)
+		k.Compute(func() {
+			k.Set(out.At(hpl.Idy, hpl.Idx), in.At(y, x).Mul(0.5).Add(
+				in.At(y.Sub(1), x).Add(in.At(y.Add(1), x)).Add(in.At(y, x.Sub(1))).Add(in.At(y, x.Add(1))).Mul(0.125)))
+		})
+	})
+
+	// fdtd: PolyBench fdtd-2d's ey update for time step t: row 0 takes the
+	// source fict[t], the others a difference of neighbouring hz.
+	fdtd = hpl.MustKernel("fdtd", func(k *hpl.K) {
+		ey := k.Array("ey", hpl.Float32, 2)
+		hz := k.Array("hz", hpl.Float32, 2)
+		fict := k.Array("fict", hpl.Float32, 1)
+		t := k.Scalar("t", hpl.Int32)
+		k.Compute(func() {
+			k.If(hpl.Idy.Eq(0), func() {
+				k.Set(ey.At(0, hpl.Idx), fict.At(t))
+			}).Else(func() {
+				k.SubFrom(ey.At(hpl.Idy, hpl.Idx), hz.At(hpl.Idy, hpl.Idx).Sub(hz.At(hpl.Idy.Sub(1), hpl.Idx)).Mul(0.5))
+			})
+		})
+	})
+
+	// triangularLower: covariance's for (j2 = idx; j2 < m; j2++), a loop
+	// that starts at the work-item's id, around a rectangular one.
+	triangularLower = hpl.MustKernel("triangular_lower", func(k *hpl.K) {
+		cov := k.Array("cov", hpl.Float32, 2)
+		data := k.Array("data", hpl.Float32, 2)
+		n, m := k.Scalar("n", hpl.Int32), k.Scalar("m", hpl.Int32)
+		j2, i := k.Int("j2"), k.Int("i")
+		k.Compute(func() {
+			k.For(j2, hpl.Idx, m, func() {
+				k.Set(cov.At(hpl.Idx, j2), 0.0)
+				k.For(i, 0, n, func() {
+					k.AddTo(cov.At(hpl.Idx, j2), data.At(i, hpl.Idx).Mul(data.At(i, j2)))
+				})
+				k.Set(cov.At(j2, hpl.Idx), cov.At(hpl.Idx, j2))
+			})
+		})
+	})
+
+	// triangularScaled: for (k = 0; k < 2*idx; k++), a triangular bound
+	// the analysis cannot describe as a subscript.
+	triangularScaled = hpl.MustKernel("triangular_scaled", func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 1)
+		i := k.Int("k")
+		k.Compute(func() {
+			k.Set(out.At(hpl.Idx), 0.0)
+			k.For(i, 0, hpl.Idx.Mul(2), func() {
+				k.AddTo(out.At(hpl.Idx), a.At(i))
+			})
+		})
+	})
+)
+
+// dataCond is out[idx] = a[idx] under a condition on x[idx] and the
+// argument t, with x on the left or on the right of the comparison.
+func dataCond(name string, left bool) *hpl.Kernel {
+	return hpl.MustKernel(name, func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 1)
+		x := k.Array("x", hpl.Float32, 1)
+		t := k.Scalar("t", hpl.Float32)
+		cond := t.Lt(x.At(hpl.Idx))
+		if left {
+			cond = x.At(hpl.Idx).Gt(t)
+		}
+		k.Compute(func() {
+			k.If(cond, func() {
+				k.Set(out.At(hpl.Idx), a.At(hpl.Idx))
+			})
+		})
+	})
+}
+
 // dslKernels lists the kernels above in a fixed order.
-var dslKernels = []*hpl.Kernel{depth3d, rowcol3d, nopat, indirect, linearized, strided, triangularID, triangularLoop, stride2, condition, conditionVar, guard, while, localBound}
+var dslKernels = []*hpl.Kernel{depth3d, rowcol3d, nopat, indirect, linearized, strided, triangularID, triangularLoop, stride2, condition, conditionVar, guard, while, localBound,
+	guardLoop, column, privates, dataLeft, dataRight, stencil5, fdtd, triangularLower, triangularScaled}
+
+// settled lists kernels analysed with Settings, for the golden tables.
+var settled = []struct {
+	name string
+	k    *hpl.Kernel
+	set  patterns.Settings
+}{
+	{"column+ints", column, patterns.Settings{Ints: map[string]int{"n": 40, "m": 24, "k": 5}}},
+	{"fdtd+ints", fdtd, patterns.Settings{Ints: map[string]int{"t": 3}}},
+	{"triangular_id+triangular", triangularID, patterns.Settings{Triangular: true}},
+	{"triangular_loop+triangular", triangularLoop, patterns.Settings{Triangular: true}},
+	{"triangular_lower+triangular", triangularLower, patterns.Settings{Triangular: true}},
+	{"triangular_scaled+triangular", triangularScaled, patterns.Settings{Triangular: true}},
+	{"local_bound+triangular", localBound, patterns.Settings{Triangular: true}},
+}
 
 // analyze runs the analysis on a copy of k's syntax tree.
 func analyze(t *testing.T, k *hpl.Kernel) *patterns.Info {
 	t.Helper()
-	in, err := patterns.Analyze(k.AST())
+	return analyzeWith(t, k, patterns.Settings{})
+}
+
+// analyzeWith runs the analysis with set on a copy of k's syntax tree.
+func analyzeWith(t *testing.T, k *hpl.Kernel, set patterns.Settings) *patterns.Info {
+	t.Helper()
+	in, err := set.Analyze(k.AST())
 	if err != nil {
 		t.Fatalf("Analyze(%s): %v", k.Name(), err)
 	}
