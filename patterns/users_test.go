@@ -26,8 +26,8 @@ func TestGuard(t *testing.T) {
 		cond  string // Guard.Cond
 	}{
 		{guard, patterns.Settings{}, 0, "idx < n"},
-		{guardLoop, patterns.Settings{}, 0, "idx < nx && idy < ny"},
-		{column, patterns.Settings{Ints: map[string]int{"k": 5}}, 1, "idx + k + 1 < m"},
+		{kernels.MatMulGuard, patterns.Settings{}, 0, "idx < nx && idy < ny"},
+		{kernels.GSR, patterns.Settings{Ints: map[string]int{"k": 5}}, 1, "idx + k + 1 < m"},
 	} {
 		t.Run(tc.k.Name(), func(t *testing.T) {
 			k := tc.k.AST()
@@ -56,10 +56,10 @@ func TestGuard(t *testing.T) {
 			}
 		})
 	}
-	in := analyze(t, guardLoop)
+	in := analyze(t, kernels.MatMulGuard)
 	checkArrays(t, in, map[string]arr{"a": {patterns.RowPat, "r"}, "b": {patterns.ColPat, "r"}, "c": {patterns.SinglePat, "w"}})
 	if len(in.Loops) != 1 || in.Loops[0].Var != "k" || in.Loops[0].Depth != 0 || in.Loops[0].Parent != -1 {
-		t.Errorf("guard_loop: loops %+v; want k at depth 0", in.Loops)
+		t.Errorf("mxm_guard: loops %+v; want k at depth 0", in.Loops)
 	}
 
 	// Not a guard: a condition on data, an else branch, work after the if,
@@ -86,7 +86,7 @@ func TestGuard(t *testing.T) {
 			k.If(hpl.Lidx.Lt(4), func() { k.Set(out.At(hpl.Idx), 1.0) })
 		})
 	})
-	for _, k := range []*hpl.Kernel{condition, dataLeft, fdtd, after, before, local, kernels.MatMul} {
+	for _, k := range []*hpl.Kernel{condition, dataLeft, kernels.FDTDEy, kernels.CovarianceTri, after, before, local, kernels.MatMul} {
 		if in := analyze(t, k); in.Guard != nil {
 			t.Errorf("%s: guard %s found", k.Name(), ast.ExprString(in.Guard.Cond))
 		}
@@ -98,7 +98,7 @@ func TestGuard(t *testing.T) {
 // reference naming the argument when it is not.
 func TestScalarArguments(t *testing.T) {
 	ints := patterns.Settings{Ints: map[string]int{"n": 40, "m": 24, "k": 5, "t": 3}}
-	in := analyzeWith(t, column, ints)
+	in := analyzeWith(t, kernels.GSR, ints)
 	checkArrays(t, in, map[string]arr{"a": {patterns.ColPat, "r"}, "q": {patterns.InnerPat, "r"}, "r": {patterns.SinglePat, "rw"}})
 	checkRef(t, in, ref{"q[i][k]", patterns.InnerPat, []sub{ctr("i"), cst(5)}, "r"})
 	checkRef(t, in, ref{"a[i][j]", patterns.ColPat, []sub{ctr("i"), id(0, 6)}, "r"})
@@ -114,14 +114,14 @@ func TestScalarArguments(t *testing.T) {
 		t.Errorf("Info.Ints = %v, want the one argument used in subscripts, k=5", in.Ints)
 	}
 
-	in = analyzeWith(t, fdtd, ints)
+	in = analyzeWith(t, kernels.FDTDEy, ints)
 	checkRef(t, in, ref{"fict[t]", patterns.NoPat, []sub{cst(3)}, "r"})
 
 	// Without values, the references name the argument.
-	in = analyze(t, column)
+	in = analyze(t, kernels.GSR)
 	for _, name := range []string{"a", "q", "r"} {
 		if a := in.Array(name); a.Pattern != patterns.Unsupported || !strings.Contains(a.Reason, "the int argument k, whose value the analysis was not given") {
-			t.Errorf("column without values: %s is %v (%q)", name, a.Pattern, a.Reason)
+			t.Errorf("gs_r without values: %s is %v (%q)", name, a.Pattern, a.Reason)
 		}
 	}
 
@@ -176,20 +176,20 @@ func TestDataCondition(t *testing.T) {
 // around the same ids are RadiusPat with the halo they span, and that no
 // benchmark array gets a halo.
 func TestNeighbourhood(t *testing.T) {
-	in := analyze(t, stencil5)
+	in := analyze(t, kernels.Stencil2D)
 	checkArrays(t, in, map[string]arr{"in": {patterns.RadiusPat, "r"}, "out": {patterns.SinglePat, "w"}})
-	checkRef(t, in, ref{"in[idy + 1 - 1][idx + 1]", patterns.RadiusPat, []sub{id(1), id(0, 1)}, "r"})
+	checkRef(t, in, ref{"in[idy][idx + 1]", patterns.RadiusPat, []sub{id(1), id(0, 1)}, "r"})
 	checkRef(t, in, ref{"in[idy + 1][idx + 1 + 1]", patterns.RadiusPat, []sub{id(1, 1), id(0, 2)}, "r"})
 	if got, want := in.Array("in").Halo, []patterns.Span{{0, 2}, {0, 2}}; !slices.Equal(got, want) {
-		t.Errorf("stencil5: in has the halo %v, want %v", got, want)
+		t.Errorf("stencil2d: in has the halo %v, want %v", got, want)
 	}
-	in = analyze(t, fdtd)
+	in = analyze(t, kernels.FDTDEy)
 	checkArrays(t, in, map[string]arr{"ey": {patterns.SinglePat, "rw"}, "hz": {patterns.RadiusPat, "r"}, "fict": {patterns.Unsupported, "r"}})
 	if got, want := in.Array("hz").Halo, []patterns.Span{{-1, 0}, {0, 0}}; !slices.Equal(got, want) {
-		t.Errorf("fdtd: hz has the halo %v, want %v", got, want)
+		t.Errorf("fdtd_ey: hz has the halo %v, want %v", got, want)
 	}
 	if in.Array("ey").Halo != nil {
-		t.Errorf("fdtd: ey (ey[0][idx] and ey[idy][idx], two shapes) has the halo %v", in.Array("ey").Halo)
+		t.Errorf("fdtd_ey: ey (ey[0][idx] and ey[idy][idx], two shapes) has the halo %v", in.Array("ey").Halo)
 	}
 	for _, b := range kernels.All() {
 		for _, a := range analyze(t, b.Kernel).Arrays {
@@ -215,8 +215,10 @@ func TestTriangular(t *testing.T) {
 		{k: triangularID, loop: 0, upper: &sub{kind: patterns.ID}, refs: []ref{{"a[k]", patterns.InnerPat, []sub{ctr("k")}, "r"}}},
 		{k: localBound, loop: 0, upper: &sub{kind: patterns.ID}, refs: []ref{{"a[k]", patterns.InnerPat, []sub{ctr("k")}, "r"}}},
 		{k: triangularLoop, loop: 1, upper: &sub{kind: patterns.Counter, loop: "i"}, refs: []ref{{"a[i][j]", patterns.InnerPat, []sub{ctr("i"), ctr("j")}, "r"}}},
-		{k: triangularLower, loop: 0, lower: &sub{kind: patterns.ID}, refs: []ref{
+		{k: kernels.CovarianceTri, loop: 0, lower: &sub{kind: patterns.ID}, refs: []ref{
+			{"data[i][idx]", patterns.ColPat, []sub{ctr("i"), id(0)}, "r"},
 			{"data[i][j2]", patterns.InnerPat, []sub{ctr("i"), ctr("j2")}, "r"},
+			{"cov[idx][j2]", patterns.RowPat, []sub{id(0), ctr("j2")}, "w"},
 			{"cov[j2][idx]", patterns.ColPat, []sub{ctr("j2"), id(0)}, "w"},
 		}},
 	} {
