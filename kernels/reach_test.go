@@ -36,8 +36,8 @@ func TestReach(t *testing.T) {
 	fmt.Fprintln(&table, "Written by `go test ./kernels -run Reach -update` (tiny sizes, the OpenCL device's limits).")
 	fmt.Fprintln(&table, "analysis: the patterns of patterns.Settings{Ints, Triangular: true}; nest: the loops of")
 	fmt.Fprintln(&table, "transforms.LoopLengths today; tw0/uf/lmem: in the search space today, and whether a setting")
-	fmt.Fprintln(&table, "with it (tw0 half the loop, uf=2, lmem=1 with that tile) is legal; needs: what the passes")
-	fmt.Fprintln(&table, "must take from the analysis before they can tile or stage the kernel.")
+	fmt.Fprintln(&table, "with it (tw0 half the loop, uf=2, lmem=1 with that tile) is legal; needs: for a kernel that")
+	fmt.Fprintln(&table, "cannot use local memory today, what the passes must take from the analysis first.")
 	fmt.Fprintln(&table)
 	fmt.Fprintln(&table, "| kernel | arrays (analysis) | loops (analysis) | nest | tw0 | uf | lmem | needs |")
 	fmt.Fprintln(&table, "|---|---|---|---|---|---|---|---|")
@@ -154,12 +154,15 @@ func reach(t *testing.T, b *kernels.Benchmark) reachRow {
 			r.why[p.name] = fmt.Sprintf("%s is %v", p.params, err)
 		}
 	}
-	r.needs = needs(info, nest)
+	r.needs = "-"
+	if r.probe["lmem"] != "yes" {
+		r.needs = needs(info, nest)
+	}
 	return r
 }
 
-// needs lists what the analysis found that the passes do not use yet,
-// judging by the nest they find.
+// needs lists what the analysis found that the passes do not use yet, for
+// a kernel they cannot stage in local memory.
 func needs(info *patterns.Info, nest []int) string {
 	var out []string
 	top := 0
@@ -174,6 +177,12 @@ func needs(info *patterns.Info, nest []int) string {
 	for _, l := range info.Loops {
 		if l.Triangular() {
 			out = append(out, "triangular bounds")
+			break
+		}
+	}
+	for _, l := range info.Loops {
+		if p := l.Parent; p >= 0 && len(info.Loops[p].For.Body.List) > 1 {
+			out = append(out, fmt.Sprintf("a nest inside loop %s, which holds other statements", info.Loops[p].Var))
 			break
 		}
 	}
@@ -200,11 +209,12 @@ func needs(info *patterns.Info, nest []int) string {
 			break
 		}
 	}
-	if len(out) == 0 {
-		if len(nest) == 0 {
-			return "nothing to stage (coarsening only)"
-		}
-		return "-"
+	stageable := false
+	for _, a := range info.Arrays {
+		stageable = stageable || !a.Written && a.Pattern > patterns.SinglePat && a.Pattern < patterns.Unsupported
+	}
+	if !stageable {
+		out = append(out, "nothing to stage (coarsening only)")
 	}
 	return strings.Join(out, ", ")
 }
