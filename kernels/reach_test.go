@@ -82,10 +82,11 @@ func reach(t *testing.T, b *kernels.Benchmark) reachRow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prob, err := hpl.Eval(b.Kernel).Global(in.Global...).OptimizerProblem(in.Args...)
+	op, err := hpl.Eval(b.Kernel).Global(in.Global...).OptimizerProblem(in.Args...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	prob := op.Passes
 	info, err := patterns.Settings{Ints: prob.Ints, Triangular: true}.Analyze(prob.Kernel)
 	if err != nil {
 		t.Fatal(err)
