@@ -11,12 +11,7 @@ cyclic loop is dropped when a work-item gets one block, the point loop when
 a block has one point. Variables whose values live across the parts of the
 compute section are held once per point.`,
 	Run: func(s *state) error {
-		repl := map[string]ast.Expr{}
-		for d := 0; d < s.dims; d++ {
-			g := s.geom[d]
-			repl[(&ast.Special{Kind: ast.GlobalID, Dim: d}).Name()] = s.coord(d)
-			repl[(&ast.Special{Kind: ast.GlobalSize, Dim: d}).Name()] = ast.IntConst(int64(g.N))
-		}
+		repl := s.pointRepl()
 		for _, part := range []*[]ast.Stmt{&s.pre, &s.body, &s.post} {
 			for i, st := range *part {
 				(*part)[i] = ast.SubstituteStmt(st, repl)

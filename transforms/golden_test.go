@@ -42,8 +42,9 @@ const (
 //
 // A file's comment describes the case and holds two lines: the problem,
 // either "matmul M N K" (the paper's Figure 3 kernel, mxm, for
-// c[N][M] = a[N][K] * b[K][M]) or "kernel NAME SIZE" (a benchmark of package
-// kernels at a size class such as tiny, or at n=AxB k=C), and
+// c[N][M] = a[N][K] * b[K][M]) or "kernel NAME SIZE" (a benchmark or a
+// suite kernel of package kernels at a size class such as tiny, or at
+// n=AxB k=C), and
 // "params name=value,...", a partial setting completed by
 // transforms.Complete. Its sections are input.cl, the single-point kernel;
 // output.cl, the variant, or error, the reason the setting is illegal; and
@@ -193,7 +194,7 @@ func goldenCase(t *testing.T, comment []byte) (*transforms.Problem, transforms.P
 			}
 			prob = matmulProblem(n[0], n[1], n[2])
 		case len(f) >= 3 && f[0] == "kernel":
-			b, err := kernels.Get(f[1])
+			b, err := kernels.Find(f[1])
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,9 @@
 package transforms
 
-import "github.com/hplopt/hplopt/ast"
+import (
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/patterns"
+)
 
 // nest is the compute section split around its main loop nest: the
 // statements before the nest (pre), the nest's loops and the body of the
@@ -8,10 +11,17 @@ import "github.com/hplopt/hplopt/ast"
 // at the top of pre and post are hoisted out of them, so that each part can
 // be placed on its own (once per point, around the tile loops) and still see
 // every variable.
+//
+// A bounds guard around the work (patterns.Guard: if (idx < n) { ... } at
+// the end of the compute section) is taken apart: the statements before it
+// join pre, its body is split as the compute section would be, and its
+// condition, kept in guard, is tested again for every point wherever a
+// part runs (perPoint).
 type nest struct {
 	pre, body, post []ast.Stmt
 	loops           []*nestLoop // outermost first; none when the compute section has no loop the passes can follow
 	hoisted         []ast.Stmt  // the declarations of pre and post, without their initial values
+	guard           ast.Expr    // the bounds guard's condition in global ids, sizes and arguments, or nil
 }
 
 // nestLoop is one loop of the main compute loop nest. newState sets where it
@@ -20,18 +30,29 @@ type nestLoop struct {
 	index  int // in patterns.Info.Loops
 	Var    string
 	Lo, Hi ast.Expr
-	length int      // trip count, when known
-	known  bool     // length is known
-	T      int      // tile size (= length when not tiled; 0 when unknown)
-	split  bool     // the loop is split into tiles
-	tile   string   // the tile loop's counter, when split
-	elem   *ast.For // the element loop, made by tiling
+	length int  // trip count, when known
+	known  bool // length is known
+	// lower and upper describe a bound that depends on a global id or on
+	// an enclosing nest loop's counter (a triangular loop,
+	// patterns.Loop.Lower and Upper); nil for a bound fixed for the launch.
+	// Such a loop's length is not known; most is the largest trip count of
+	// any point, when the other bounds are known.
+	lower, upper *patterns.Subscript
+	most         int
+	T            int      // tile size (= length when not tiled; 0 when unknown)
+	split        bool     // the loop is split into tiles
+	tile         string   // the tile loop's counter, when split
+	elem         *ast.For // the element loop, made by tiling
 }
 
 // splitNest finds the main compute loop nest: the first loop at the top of
 // the compute section and the loops perfectly nested in it.
 func (s *state) splitNest() {
 	list := s.comp.Body.List
+	if g := s.info.Guard; g != nil && len(s.info.Unsupported) == 0 {
+		list = append(append([]ast.Stmt(nil), list[:g.Index]...), list[g.Index].(*ast.If).Then.List...)
+		s.guard = ast.CloneExpr(g.Cond)
+	}
 	first := -1
 	if len(s.info.Unsupported) == 0 {
 		for i, st := range list {
@@ -49,7 +70,11 @@ func (s *state) splitNest() {
 	s.post = list[first+1:]
 	f := list[first].(*ast.For)
 	for {
-		s.loops = append(s.loops, &nestLoop{index: s.loopOf(f), Var: f.Var, Lo: f.Lo, Hi: f.Hi})
+		l := &nestLoop{index: s.loopOf(f), Var: f.Var, Lo: f.Lo, Hi: f.Hi}
+		if l.index >= 0 {
+			l.lower, l.upper = s.info.Loops[l.index].Lower, s.info.Loops[l.index].Upper
+		}
+		s.loops = append(s.loops, l)
 		if len(f.Body.List) == 1 {
 			if g, ok := f.Body.List[0].(*ast.For); ok && len(s.loops) < 3 {
 				f = g
@@ -93,20 +118,21 @@ func Loops(prob *Problem) (int, error) {
 }
 
 // LoopLengths returns the trip counts of the loops of the main compute loop
-// nest, outermost first (0 where a count is not known from prob.Ints). The
-// nest is empty when the kernel has no loop or the analysis cannot follow
-// its compute section.
+// nest, outermost first (0 where a count is not known from prob.Ints); for
+// a triangular loop, whose count differs from point to point, the largest.
+// The nest is empty when the kernel has no loop or the analysis cannot
+// follow its compute section.
 func LoopLengths(prob *Problem) ([]int, error) {
 	s, err := newState(prob, Baseline(prob))
 	if err != nil {
 		return nil, err
 	}
+	s.measureLoops()
 	out := make([]int, len(s.loops))
 	for i, l := range s.loops {
-		lo, ok1 := evalInt(l.Lo, prob.Ints)
-		hi, ok2 := evalInt(l.Hi, prob.Ints)
-		if ok1 && ok2 {
-			out[i] = max(0, hi-lo)
+		out[i] = l.length
+		if !l.known {
+			out[i] = l.most
 		}
 	}
 	return out, nil
