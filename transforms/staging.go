@@ -81,10 +81,114 @@ func (s *state) stageHalos() error {
 		return err
 	}
 	for _, g := range groups {
-		s.local.copies = append(s.local.copies, s.copyIn(g, nil))
+		if c := s.copyAlongDims(g); c != nil {
+			s.local.copies = append(s.local.copies, c)
+		} else {
+			s.local.copies = append(s.local.copies, s.copyIn(g, nil))
+		}
 		s.rewriteStaged(g, nil, s.pre, s.post)
 	}
 	return nil
+}
+
+// copyAlongDims builds the cooperative copy of a halo group whose
+// subscripts are the global ids, each once (in[idy+dy][idx+dx]): work-item
+// (lidx, lidy) copies the elements lidx, lidx+lszx, ... of each row lidy,
+// lidy+lszy, ... of the tile, so that neighbouring work-items copy
+// neighbouring elements without dividing a flat index. It returns nil for
+// another group (copyIn's flat copy serves it).
+func (s *state) copyAlongDims(g *group) ast.Stmt {
+	seen := map[int]bool{}
+	for _, sub := range g.subs {
+		if sub.Kind != patterns.ID || seen[sub.Dim] {
+			return nil
+		}
+		seen[sub.Dim] = true
+	}
+	if len(seen) != s.dims {
+		return nil
+	}
+	q := s.k.Param(g.arr.Name)
+	local := &ast.Index{Array: g.name}
+	global := &ast.Index{Array: g.arr.Name}
+	var conds []ast.Expr
+	type round struct {
+		v          string
+		trips, lsz int
+		ext        int
+	}
+	var rounds []round
+	for d, sub := range g.subs {
+		geom := s.geom[sub.Dim]
+		v := s.fresh(fmt.Sprintf("i%d_%s", d, g.arr.Name))
+		rounds = append(rounds, round{v, (g.ext[d] + geom.lsz - 1) / geom.lsz, geom.lsz, g.ext[d]})
+		local.Indices = append(local.Indices, ast.Id(v))
+		coord := ast.Sum(ast.Sum(ast.Id(geom.c), ast.IntConst(g.minOff[d])), ast.Id(v))
+		global.Indices = append(global.Indices, coord)
+		span := geom.lsz * geom.bsz
+		if lo := g.minOff[d]; lo < 0 {
+			conds = append(conds, ast.Bin(ast.Ge, ast.CloneExpr(coord), ast.IntConst(0)))
+		}
+		if hi := int(g.minOff[d]) + (geom.N-1)/span*span + g.ext[d] - 1; hi >= q.Extents[d] {
+			conds = append(conds, ast.Bin(ast.Lt, ast.CloneExpr(coord), ast.IntConst(int64(q.Extents[d]))))
+		}
+	}
+	// copyAt is the copy of the elements at the local indices of the rounds'
+	// variables, guarded where a round can pass the tile (partial: per
+	// dimension) and where the tile can pass the array.
+	copyAt := func(partial []bool) ast.Stmt {
+		var c []ast.Expr
+		for d, r := range rounds {
+			if partial[d] {
+				c = append(c, ast.Bin(ast.Lt, ast.Id(r.v), ast.IntConst(int64(r.ext))))
+			}
+		}
+		var st ast.Stmt = &ast.Assign{LHS: ast.CloneExpr(local), Op: ast.Set, RHS: ast.CloneExpr(global)}
+		if c := all(append(c, cloneAll(conds)...)); c != nil {
+			st = &ast.If{Cond: c, Then: ast.NewBlock(st)}
+		}
+		return st
+	}
+	lid := func(d int) ast.Expr { return &ast.Special{Kind: ast.LocalID, Dim: g.subs[d].Dim} }
+	total := 1
+	for _, r := range rounds {
+		total *= r.trips
+	}
+	if total <= maxUnrolledCopies && !s.p.LoopCopy {
+		// Straight-line rounds, as copyIn's.
+		var out []ast.Stmt
+		partial := make([]bool, len(rounds))
+		var rec func(d int, repl map[string]ast.Expr)
+		rec = func(d int, repl map[string]ast.Expr) {
+			if d == len(rounds) {
+				out = append(out, ast.SubstituteStmt(copyAt(partial), repl))
+				return
+			}
+			r := rounds[d]
+			for k := 0; k < r.trips; k++ {
+				next := map[string]ast.Expr{}
+				for n, e := range repl {
+					next[n] = e
+				}
+				next[r.v] = ast.Sum(lid(d), ast.IntConst(int64(k*r.lsz)))
+				partial[d] = (k+1)*r.lsz > r.ext
+				rec(d+1, next)
+			}
+		}
+		rec(0, map[string]ast.Expr{})
+		return ast.NewBlock(out...)
+	}
+	partial := make([]bool, len(rounds))
+	for d, r := range rounds {
+		partial[d] = r.ext%r.lsz != 0
+	}
+	var body ast.Stmt = copyAt(partial)
+	for d := len(rounds) - 1; d >= 0; d-- {
+		r := rounds[d]
+		// No #pragma unroll: the loop starts at the local id.
+		body = ast.Loop(ast.CopyLoop, r.v, lid(d), ast.IntConst(int64(r.trips*r.lsz)), ast.IntConst(int64(r.lsz)), body)
+	}
+	return body
 }
 
 // Halos returns the arrays that lmem stages in local memory in prob's
