@@ -574,5 +574,5 @@ func kernelOperand(operands []string) (*kernels.Benchmark, error) {
 	case len(operands) > 1:
 		return nil, fmt.Errorf("unexpected argument %q", operands[1])
 	}
-	return kernels.Get(operands[0])
+	return kernels.Find(operands[0])
 }
