@@ -17,6 +17,7 @@
 package kernels
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -63,6 +64,9 @@ type Benchmark struct {
 	Sizes  map[string]Size
 
 	setup func(in *Instance, g *gen)
+	// define is the Setup of a program's own kernel (Define), used
+	// instead of setup.
+	define func(s Size, seed int64) (*Data, error)
 	// limits checks the benchmark's own constraints on a size (square
 	// matrices, a loop over all the points) and returns the number of
 	// elements of its largest array.
@@ -115,7 +119,7 @@ func (b *Benchmark) ParseSize(class string, n, k []int) (Size, error) {
 	if class != "" {
 		c, ok := b.Sizes[class]
 		if !ok {
-			return Size{}, fmt.Errorf("kernels: %s has no size class %q (have %s)", b.Name, class, strings.Join(Classes, ", "))
+			return Size{}, fmt.Errorf("kernels: %s has no size class %q (have %s)", b.Name, class, strings.Join(b.classes(), ", "))
 		}
 		s = Size{N: append([]int(nil), c.N...), K: append([]int(nil), c.K...)}
 	}
@@ -137,12 +141,21 @@ func (b *Benchmark) ParseSize(class string, n, k []int) (Size, error) {
 		s.K = []int{s.N[0]}
 	}
 	if s.N == nil {
-		return Size{}, fmt.Errorf("kernels: %s needs a size: give --size (%s) or -n with %s", b.Name, strings.Join(Classes, ", "), count(b.Dims, "value"))
+		return Size{}, fmt.Errorf("kernels: %s needs a size: give --size (%s) or -n with %s", b.Name, strings.Join(b.classes(), ", "), count(b.Dims, "value"))
 	}
 	if s.K == nil && b.Loops > 0 {
 		return Size{}, fmt.Errorf("kernels: %s needs -k with %s (the compute loop lengths, outermost first) or --size", b.Name, count(b.Loops, "value"))
 	}
 	return s, b.Validate(s)
+}
+
+// classes lists b's size classes: Classes for a built-in kernel, by size
+// for a program's own.
+func (b *Benchmark) classes() []string {
+	if b.define == nil {
+		return Classes
+	}
+	return sortedClasses(b.Sizes)
 }
 
 func count(n int, what string) string {
@@ -225,7 +238,8 @@ type Instance struct {
 	// Outputs names the arrays the kernel writes, in parameter order.
 	Outputs []string
 	// Reference computes every output array on the CPU from the initial
-	// inputs (float64 arithmetic, parallel over the points).
+	// inputs (float64 arithmetic, parallel over the points). For a
+	// program's own kernel (Define) it is its Data.Reference, or nil.
 	Reference func() map[string][]float32
 	// FLOPs is the useful work: 2 per multiply-add, 1 per rsqrt, not
 	// counting what the single-point kernel recomputes needlessly (syrk's
@@ -241,6 +255,9 @@ type Instance struct {
 	outs   []*hpl.Array
 	resets []filled                     // outputs the kernel also reads, with their initial data
 	point  func(p []int, emit emitFunc) // the reference at one point
+	// reference is the Reference of a program's own kernel (Data), which
+	// Check compares with; nil when it has none, or for a built-in one.
+	reference func() map[string][]float32
 }
 
 // Reset gives the outputs that the kernel also reads (syrk's c) their
@@ -280,6 +297,12 @@ func (b *Benchmark) Instance(s Size, seed int64) (*Instance, error) {
 	}
 	s = Size{N: append([]int(nil), s.N...), K: append([]int(nil), s.K...)}
 	in := &Instance{Bench: b, Size: s, Global: append([]int(nil), s.N...)}
+	if b.define != nil {
+		if err := b.defined(in, seed); err != nil {
+			return nil, err
+		}
+		return in, nil
+	}
 	b.setup(in, &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))})
 	in.Reference = func() map[string][]float32 {
 		out := in.blank()
@@ -350,6 +373,10 @@ func Tolerance(terms int) float64 { return 1e-5 + 4e-7*math.Sqrt(float64(terms))
 // Terms is the number of terms summed into one output element.
 func (in *Instance) Terms() int { return prod(in.Size.K) }
 
+// ErrNoReference is Check's answer for a program's own kernel defined
+// without a Reference.
+var ErrNoReference = errors.New("kernels: the kernel has no reference to check against")
+
 // Mismatch is an output element outside the tolerance.
 type Mismatch struct {
 	Array     string
@@ -389,7 +416,17 @@ func subscripts(idx []int) string {
 // when sample <= 0 or sample >= Points(), otherwise at sample points drawn
 // deterministically (always including the first and the last). It returns a
 // *CheckError when an element is outside Tolerance.
+//
+// A program's own kernel (Define) is compared with its Data.Reference at
+// every element; without one, Check compares nothing and returns
+// ErrNoReference.
 func (in *Instance) Check(sample int) error {
+	if in.Bench.define != nil {
+		if in.reference == nil {
+			return ErrNoReference
+		}
+		return in.checkDefined()
+	}
 	got := make([][]float32, len(in.outs))
 	for i, a := range in.outs {
 		if err := a.Sync(); err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,9 +13,12 @@ import (
 // hplopt runs the command line args and returns its status and outputs.
 func hplopt(args ...string) (status int, stdout, stderr string) {
 	var o, e bytes.Buffer
-	status = run(args, &o, &e)
+	status = Run(args, &o, &e, Builtins()...)
 	return status, o.String(), e.String()
 }
+
+// builtins is the command of hplopt's kernels.
+var builtins = &command{sources: Builtins()}
 
 // needDevice skips a test on a machine without an OpenCL device.
 func needDevice(t *testing.T) {
@@ -65,7 +68,7 @@ func TestRunUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"run"}, "no kernel given"},
-		{[]string{"run", "gemm"}, `no benchmark "gemm"`},
+		{[]string{"run", "gemm"}, `no kernel "gemm"`},
 		{[]string{"run", "matmul", "extra"}, `unexpected argument "extra"`},
 		{[]string{"run", "matmul", "-n", "1,2,3", "-k", "4"}, "-n takes 1 or 2 values, not 3"},
 		{[]string{"run", "matmul", "-n", "64", "-k", "0"}, "flag -k: want integers from 1 to 2^31-1"},

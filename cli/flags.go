@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -553,26 +553,15 @@ func (s *sizeFlags) define(fs *flagSet) {
 
 // benchmark resolves a verb's operands, one KERNEL, at the size the flags
 // give.
-func (s *sizeFlags) benchmark(operands []string) (*kernels.Benchmark, kernels.Size, error) {
-	b, err := kernelOperand(operands)
+func (s *sizeFlags) benchmark(c *command, operands []string) (*kernels.Benchmark, kernels.Size, error) {
+	b, err := c.kernel(operands)
 	if err != nil {
 		return nil, kernels.Size{}, err
 	}
 	class := s.class
 	if class == "" && s.n == nil && s.k == nil {
-		class = "tiny"
+		class = b.DefaultClass()
 	}
 	size, err := b.ParseSize(class, s.n, s.k)
 	return b, size, err
-}
-
-// kernelOperand resolves a verb's operands: one KERNEL.
-func kernelOperand(operands []string) (*kernels.Benchmark, error) {
-	switch {
-	case len(operands) == 0:
-		return nil, fmt.Errorf("no kernel given (one of %s)", strings.Join(kernels.Names(), ", "))
-	case len(operands) > 1:
-		return nil, fmt.Errorf("unexpected argument %q", operands[1])
-	}
-	return kernels.Find(operands[0])
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"strings"
@@ -28,9 +28,17 @@ func TestAnalyzeVerb(t *testing.T) {
 	if strings.Contains(out, "unsupported") {
 		t.Errorf("matmul reported unsupported:\n%s", out)
 	}
-	for _, name := range kernels.Names() {
-		if status, out, errOut := hplopt("analyze", name); status != 0 || !strings.Contains(out, "loops:") {
-			t.Errorf("hplopt analyze %s: status %d\nstdout: %s\nstderr: %s", name, status, out, errOut)
+	for _, b := range append(kernels.All(), kernels.Suite()...) {
+		if status, out, errOut := hplopt("analyze", b.Name); status != 0 || !strings.Contains(out, "loops:") || strings.Contains(out, "unsupported") {
+			t.Errorf("hplopt analyze %s: status %d\nstdout: %s\nstderr: %s", b.Name, status, out, errOut)
+		}
+	}
+	// A suite kernel is analysed with its instance's int arguments: k in
+	// q[i][k] is the constant it is.
+	_, out, _ = hplopt("analyze", "gs-r", "-n", "32", "-k", "16")
+	for _, want := range []string{"int arguments k=8, m=32, n=16", "q[i][k]  loop i | const 8 (k=8)", "variant ints: k, n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("hplopt analyze gs-r does not show %q:\n%s", want, out)
 		}
 	}
 	_, out, _ = hplopt("analyze", "conv2d")
@@ -42,7 +50,7 @@ func TestAnalyzeVerb(t *testing.T) {
 func TestAnalyzeUsage(t *testing.T) {
 	for _, args := range [][]string{{"analyze", "-h"}, {"analyze", "matmul", "-h"}} {
 		status, out, _ := hplopt(args...)
-		if status != 0 || !strings.Contains(out, "usage: hplopt analyze KERNEL") || !strings.Contains(out, "syr2k") {
+		if status != 0 || !strings.Contains(out, "usage: hplopt analyze KERNEL") || !strings.Contains(out, "--size") {
 			t.Errorf("hplopt %s: status %d, stdout %q", strings.Join(args, " "), status, out)
 		}
 	}
@@ -50,8 +58,8 @@ func TestAnalyzeUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"analyze"}, "no kernel given (one of conv1d, conv2d, conv3d, dcs3d, matmul, nbody, syrk, syr2k)"},
-		{[]string{"analyze", "gemm"}, `no benchmark "gemm" (have conv1d, conv2d, conv3d, dcs3d, matmul, nbody, syrk, syr2k)`},
+		{[]string{"analyze"}, "no kernel given (paper: conv1d, conv2d, conv3d, dcs3d, matmul, nbody, syrk, syr2k; suite: mv, mvt,"},
+		{[]string{"analyze", "gemm"}, `no kernel "gemm" (paper: conv1d, conv2d, conv3d, dcs3d, matmul, nbody, syrk, syr2k; suite: mv,`},
 		{[]string{"analyze", "matmul", "extra"}, `unexpected argument "extra"`},
 		{[]string{"analyze", "--bogus", "matmul"}, "flag provided but not defined"},
 	} {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -56,14 +56,14 @@ func variantOf(cfg *runConfig) error {
 	return nil
 }
 
-func genVerb(args []string, stdout, stderr io.Writer) int {
+func genVerb(cmd *command, args []string, stdout, stderr io.Writer) int {
 	var c genConfig
 	fs := c.flags()
 	operands, err := fs.parse(args)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}
-	b, size, err := c.size.benchmark(operands)
+	b, size, err := c.size.benchmark(cmd, operands)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ func devicesFlags() *flagSet {
 	return newFlagSet("devices", "", "Lists the OpenCL platforms and their devices with their limits; the device -d\nchooses by default is marked.")
 }
 
-func devicesVerb(args []string, stdout, stderr io.Writer) int {
+func devicesVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	fs := devicesFlags()
 	if err := fs.noOperands(args); err != nil {
 		return fs.usageError(err, stdout, stderr)
@@ -112,7 +112,7 @@ func checkFlags(dev *string) *flagSet {
 	return fs
 }
 
-func checkVerb(args []string, stdout, stderr io.Writer) int {
+func checkVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	var dev string
 	fs := checkFlags(&dev)
 	if err := fs.noOperands(args); err != nil {

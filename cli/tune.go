@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -66,12 +66,12 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 }
 
 // parseTune reads tune's arguments: KERNEL and flags, in any order.
-func parseTune(args []string) (*tuneConfig, *flagSet, error) {
+func parseTune(c *command, args []string) (*tuneConfig, *flagSet, error) {
 	cfg := new(tuneConfig)
 	fs := cfg.flags()
 	operands, err := fs.parse(args)
 	if err == nil {
-		cfg.Bench, cfg.Size, err = cfg.size.benchmark(operands)
+		cfg.Bench, cfg.Size, err = cfg.size.benchmark(c, operands)
 	}
 	return cfg, fs, err
 }
@@ -79,8 +79,8 @@ func parseTune(args []string) (*tuneConfig, *flagSet, error) {
 // tuneVerb is `hplopt tune`, also reached as `hplopt KERNEL ...`: search the
 // optimizer's parameters for a benchmark on a device and print the best
 // variant. Ctrl-C ends the search early and reports the best so far.
-func tuneVerb(args []string, stdout, stderr io.Writer) int {
-	cfg, fs, err := parseTune(args)
+func tuneVerb(c *command, args []string, stdout, stderr io.Writer) int {
+	cfg, fs, err := parseTune(c, args)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}
@@ -128,7 +128,7 @@ func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*h
 	}
 	ev := hpl.Eval(cfg.Bench.Kernel).Device(cfg.Device).Global(inst.Global...)
 	if !cfg.Quiet {
-		fmt.Fprintf(progress, "tuning %s (%s) %s with %s search for %s\n", cfg.Bench.Name, cfg.Bench.Paper, cfg.Size, set.Strategy, set.Time)
+		fmt.Fprintf(progress, "tuning %s %s with %s search for %s\n", title(cfg.Bench), cfg.Size, set.Strategy, set.Time)
 	}
 	t, err := ev.Tune(ctx, set, inst.Args...)
 	return t, inst, err
@@ -136,7 +136,7 @@ func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*h
 
 func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Instance) {
 	r := t.Report
-	fmt.Fprintf(w, "kernel        %s (%s) %s\n", cfg.Bench.Name, cfg.Bench.Paper, cfg.Size)
+	fmt.Fprintf(w, "kernel        %s %s\n", title(cfg.Bench), cfg.Size)
 	fmt.Fprintf(w, "device        %s\n", t.Device)
 	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, t.Settings.Time, r.Stopped)
 	fmt.Fprintf(w, "space         %s points\n", t.SpaceSize)

@@ -1,12 +1,9 @@
-package main
+package cli
 
 import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
-
-	"github.com/hplopt/hplopt/kernels"
 )
 
 // verb is one subcommand. To add one, write a file with
@@ -17,14 +14,14 @@ import (
 //	}
 //
 // where (*xConfig).flags defines the verb's flags on a newFlagSet, and
-// xVerb(args, stdout, stderr) parses its arguments with the same flags and
+// xVerb(c, args, stdout, stderr) parses its arguments with the same flags and
 // returns the exit status: 0 for success (and for -h, the help on stdout), 1
 // for a failure, 2 for a usage error (flagSet.usageError: the error and the
 // usage line on stderr).
 type verb struct {
 	name    string
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+	run     func(c *command, args []string, stdout, stderr io.Writer) int
 	// flags defines the verb's flags on a new flag set, as run does: for
 	// hplopt help VERB and the test that every flag is in the help.
 	flags  func() *flagSet
@@ -38,9 +35,9 @@ func register(v verb) { verbs[v.name] = v }
 func init() {
 	register(verb{name: "tune", summary: "search the optimizer's parameters for a kernel (the default verb: hplopt KERNEL ...)", run: tuneVerb,
 		flags: func() *flagSet { return new(tuneConfig).flags() }})
-	register(verb{name: "run", summary: "run a benchmark's single-point kernel (or --params variant) and check it", run: runVerb,
+	register(verb{name: "run", summary: "run a kernel's single-point kernel (or --params variant) and check it", run: runVerb,
 		flags: func() *flagSet { return new(runConfig).flags() }})
-	register(verb{name: "kernels", summary: "list the benchmark kernels and their sizes", run: kernelsVerb, flags: kernelsFlags})
+	register(verb{name: "kernels", summary: "list the kernels and their sizes", run: kernelsVerb, flags: kernelsFlags})
 }
 
 func usage(w io.Writer) {
@@ -80,7 +77,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 }
 
 // run is the whole command: it returns the exit status.
-func run(args []string, stdout, stderr io.Writer) (status int) {
+func (c *command) run(args []string, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "hplopt: internal error: %v\n", r)
@@ -99,12 +96,12 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		return help(args[1:], stdout, stderr)
 	}
 	if v, ok := verbs[args[0]]; ok {
-		return v.run(args[1:], stdout, stderr)
+		return v.run(c, args[1:], stdout, stderr)
 	}
-	if _, err := kernels.Get(args[0]); err == nil {
-		return tuneVerb(args, stdout, stderr)
+	if b, err := c.lookup(args[0]); b != nil && err == nil {
+		return tuneVerb(c, args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "hplopt: unknown verb or kernel %q (kernels: %s)\n", args[0], strings.Join(kernels.Names(), ", "))
+	fmt.Fprintf(stderr, "hplopt: unknown verb or kernel %q (kernels: %s)\n", args[0], c.names())
 	usage(stderr)
 	return 2
 }

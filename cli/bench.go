@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -61,8 +61,8 @@ running nothing.`
 func (c *benchConfig) flags() *flagSet {
 	fs := newFlagSet("bench", "", benchAbout)
 	deviceVar(fs, &c.Device)
-	fs.StringVar(&c.kernels, "kernels", "all", "benchmark `KERNELS`, comma-separated, or all")
-	fs.StringVar(&c.sizes, "sizes", "S,M,L", "size `CLASSES` of the paper's Table 3 (tiny, S, M, L), comma-separated")
+	fs.StringVar(&c.kernels, "kernels", "", "`KERNELS`, comma-separated: names, or a source's name for all of its kernels (paper: the eight benchmarks, suite: the suite of kernels users write, or a program's name), or all (every source's); \"\": the first source's (hplopt's: paper)")
+	fs.StringVar(&c.sizes, "sizes", "S,M,L", "size `CLASSES`, comma-separated: the paper's Table 3 (tiny, S, M, L), or a program's own")
 	strategiesVar(fs, &c.Strategies, []string{strategies.Random, strategies.Genetic}, "search strategies, comma-separated")
 	budget := &budgetFlag{p: &c.Budget}
 	budget.Set("S=20,M=20,L=30")
@@ -79,19 +79,19 @@ func (c *benchConfig) flags() *flagSet {
 	return fs
 }
 
-func parseBench(args []string) (*benchConfig, *flagSet, error) {
+func parseBench(c *command, args []string) (*benchConfig, *flagSet, error) {
 	cfg := new(benchConfig)
 	fs := cfg.flags()
 	err := fs.noOperands(args)
 	if err == nil {
-		err = cfg.check()
+		err = cfg.check(c)
 	}
 	return cfg, fs, err
 }
 
 // check checks what the flags do not check one by one and fills in the
 // fields the flags do not set.
-func (cfg *benchConfig) check() error {
+func (cfg *benchConfig) check(c *command) error {
 	s := cfg.search
 	cfg.Evals, cfg.Seed, cfg.Runs, cfg.Builds, cfg.ReadyFirst, cfg.Timeout = s.Evals, s.Seed, s.Runs, s.Builds, s.ReadyFirst, s.Timeout.Seconds()
 	if (cfg.peak > 0) != (cfg.bw > 0) {
@@ -102,26 +102,42 @@ func (cfg *benchConfig) check() error {
 		cfg.Report = splitList(cfg.report)
 		return nil
 	}
-	if cfg.kernels == "all" || cfg.kernels == "" {
-		cfg.Kernels = kernels.All()
-	} else {
-		for _, name := range splitList(cfg.kernels) {
-			b, err := kernels.Get(name)
+	names := splitList(cfg.kernels)
+	if cfg.kernels == "" && len(c.sources) > 0 {
+		names = []string{c.sources[0].Name()}
+	}
+	for _, name := range names {
+		var add []*kernels.Benchmark
+		switch src := c.source(name); {
+		case name == "all":
+			for _, s := range c.sources {
+				add = append(add, s.Kernels()...)
+			}
+		case src != nil:
+			add = src.Kernels()
+		default:
+			b, err := c.lookup(name)
 			if err != nil {
 				return err
 			}
-			cfg.Kernels = append(cfg.Kernels, b)
+			add = []*kernels.Benchmark{b}
+		}
+		for _, b := range add {
+			if !slices.Contains(cfg.Kernels, b) {
+				cfg.Kernels = append(cfg.Kernels, b)
+			}
 		}
 	}
-	for _, c := range splitList(cfg.sizes) {
+	for _, class := range splitList(cfg.sizes) {
 		ok := false
-		for _, known := range bench.Classes {
-			ok = ok || c == known
+		for _, b := range cfg.Kernels {
+			_, has := b.Sizes[class]
+			ok = ok || has
 		}
 		if !ok {
-			return fmt.Errorf("--sizes: unknown size class %q (tiny, S, M, L)", c)
+			return fmt.Errorf("--sizes: no kernel selected has the size class %q (the built-ins have %s)", class, strings.Join(bench.Classes, ", "))
 		}
-		cfg.Classes = append(cfg.Classes, c)
+		cfg.Classes = append(cfg.Classes, class)
 	}
 	if len(cfg.Kernels) == 0 || len(cfg.Classes) == 0 || len(cfg.Strategies) == 0 {
 		return fmt.Errorf("nothing to run: give at least one kernel, size class and strategy")
@@ -203,8 +219,8 @@ func (c *benchConfig) budget(class string) float64 {
 // tuning run each, on one device. Each run's record is saved as soon as it
 // ends and the tables and plots are rewritten, so an interrupted suite
 // keeps every measurement taken; --resume goes on from there.
-func benchVerb(args []string, stdout, stderr io.Writer) int {
-	cfg, fs, err := parseBench(args)
+func benchVerb(c *command, args []string, stdout, stderr io.Writer) int {
+	cfg, fs, err := parseBench(c, args)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -128,7 +128,7 @@ var dbCommands = map[string]dbCommand{
 }
 
 // dbVerb is `hplopt db`: the tuning records.
-func dbVerb(args []string, stdout, stderr io.Writer) int {
+func dbVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	top, dbFlag := dbFlags("")
 	// The subcommand is the first operand; --db may come before it.
 	var name string

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -175,7 +175,7 @@ func TestFlagValidation(t *testing.T) {
 // TestParseTune reads the paper's command form (tune without the verb) and
 // the bounds of the budget and the timeout.
 func TestParseTune(t *testing.T) {
-	cfg, _, err := parseTune([]string{"matmul", "-d", "GPU", "-n", "1024,1024", "-k", "1024", "-s", "g", "-t", "3600", "--timeout", "0.5", "--params", "uf=4"})
+	cfg, _, err := parseTune(builtins, []string{"matmul", "-d", "GPU", "-n", "1024,1024", "-k", "1024", "-s", "g", "-t", "3600", "--timeout", "0.5", "--params", "uf=4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,13 +192,13 @@ func TestParseTune(t *testing.T) {
 		{[]string{"-t", "1e6", "--timeout", "0"}, 1e6 * time.Second, 0},
 		{[]string{"--timeout", "1e-3"}, 60 * time.Second, time.Millisecond},
 	} {
-		cfg, _, err := parseTune(append([]string{"conv1d"}, tc.args...))
+		cfg, _, err := parseTune(builtins, append([]string{"conv1d"}, tc.args...))
 		if err != nil || cfg.Settings.Time != tc.time || cfg.Settings.Timeout != tc.timeout {
 			t.Errorf("%v: time %s, timeout %s, %v", tc.args, cfg.Settings.Time, cfg.Settings.Timeout, err)
 		}
 	}
 	// Operands after "--" are operands, not flags.
-	if _, _, err := parseTune([]string{"--", "-t"}); err == nil || !strings.Contains(err.Error(), `no benchmark "-t"`) {
+	if _, _, err := parseTune(builtins, []string{"--", "-t"}); err == nil || !strings.Contains(err.Error(), `no kernel "-t"`) {
 		t.Errorf(`-- -t: %v`, err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -54,7 +54,7 @@ type runResult struct {
 	Global, Local []int         // the launch (Local nil: the implementation's choice)
 	Elapsed       time.Duration // the best kernel time
 	GFLOPS        float64
-	Checked       int   // points compared with the reference
+	Checked       int   // points compared with the reference (0: none, the kernel has no reference)
 	Check         error // a *kernels.CheckError when the results are wrong
 }
 
@@ -110,10 +110,13 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 		res.Checked = sample
 	}
 	res.Check = inst.Check(sample)
+	if errors.Is(res.Check, kernels.ErrNoReference) {
+		res.Check, res.Checked = nil, 0
+	}
 	return res, nil
 }
 
-const runAbout = `Runs a benchmark's single-point kernel (or with --params a variant of it),
+const runAbout = `Runs a kernel's single-point kernel (or with --params a variant of it),
 checks the results against the CPU reference and prints the best time.`
 
 // flags defines run's flags on c.
@@ -129,14 +132,14 @@ func (c *runConfig) flags() *flagSet {
 }
 
 // parseRun reads run's arguments: KERNEL and flags, in any order.
-func parseRun(args []string) (*runConfig, *flagSet, error) {
+func parseRun(c *command, args []string) (*runConfig, *flagSet, error) {
 	cfg := new(runConfig)
 	fs := cfg.flags()
 	operands, err := fs.parse(args)
 	if err != nil {
 		return nil, fs, err
 	}
-	if cfg.Bench, cfg.Size, err = cfg.size.benchmark(operands); err != nil {
+	if cfg.Bench, cfg.Size, err = cfg.size.benchmark(c, operands); err != nil {
 		return nil, fs, err
 	}
 	if cfg.Params != "" {
@@ -153,8 +156,8 @@ func parseRun(args []string) (*runConfig, *flagSet, error) {
 // runVerb is `hplopt run`: run a benchmark's single-point kernel, check it
 // against the CPU reference and print its time. It exits 1 when the kernel
 // fails or its results are wrong, 2 on a usage error.
-func runVerb(args []string, stdout, stderr io.Writer) int {
-	cfg, fs, err := parseRun(args)
+func runVerb(c *command, args []string, stdout, stderr io.Writer) int {
+	cfg, fs, err := parseRun(c, args)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}
@@ -170,15 +173,18 @@ func runAndReport(cfg *runConfig, stdout, stderr io.Writer) int {
 		return 1
 	}
 	check := fmt.Sprintf("ok (%d points)", res.Checked)
-	if res.Check != nil {
+	switch {
+	case res.Check != nil:
 		check = "WRONG"
+	case res.Checked == 0:
+		check = "none (the kernel has no reference)"
 	}
 	what := ""
 	if cfg.Variant != nil {
 		what = fmt.Sprintf(" variant %s (global %v, local %v)", cfg.Params, res.Global, res.Local)
 	}
-	fmt.Fprintf(stdout, "%s (%s) %s seed %d%s on %s: %.3f ms, %.2f GFLOP/s, check %s\n",
-		cfg.Bench.Name, cfg.Bench.Paper, cfg.Size, cfg.Seed, what, res.Device,
+	fmt.Fprintf(stdout, "%s %s seed %d%s on %s: %.3f ms, %.2f GFLOP/s, check %s\n",
+		title(cfg.Bench), cfg.Size, cfg.Seed, what, res.Device,
 		float64(res.Elapsed.Nanoseconds())/1e6, res.GFLOPS, check)
 	if res.Check != nil {
 		fmt.Fprintf(stderr, "hplopt run: %v\n", res.Check)
