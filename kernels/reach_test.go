@@ -75,8 +75,8 @@ func TestReach(t *testing.T) {
 
 type reachRow struct {
 	arrays, loops, nest, staged, ints, limits string
-	probe, why                 map[string]string // per parameter: in the space and legal, and why not
-	info                       *patterns.Info
+	probe, why                                map[string]string // per parameter: in the space and legal, and why not
+	info                                      *patterns.Info
 }
 
 func reach(t *testing.T, b *kernels.Benchmark) reachRow {

@@ -85,6 +85,15 @@ func TestLayering(t *testing.T) {
 			t.Errorf("runner depends on %s", d)
 		}
 	}
+	// The command line is the top: only commands and example programs
+	// import package cli, which imports the rest.
+	for _, line := range strings.Split(strings.TrimSpace(goCmd(t, nil, "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")), "\n") {
+		f := strings.Fields(line)
+		pkg, _ := strings.CutPrefix(f[0], module)
+		if slices.Contains(f[1:], module+"cli") && !strings.HasPrefix(pkg, "cmd/") && !strings.HasPrefix(pkg, "examples/") {
+			t.Errorf("%s imports cli; only commands and examples may", pkg)
+		}
+	}
 	// The DSL reaches the tuner through the optimizer only.
 	for _, d := range strings.Fields(goCmd(t, nil, "list", "-f", `{{join .Imports " "}}`, "./hpl")) {
 		if rest, ok := strings.CutPrefix(d, module); ok && !slices.Contains([]string{"ast", "codegen", "opencl", "optimizer", "runner"}, rest) {
