@@ -12,6 +12,7 @@ import (
 
 func TestMain(m *testing.M) {
 	runner.MaybeWorker()
+	maybeMemoryRun()
 	os.Exit(m.Run())
 }
 

@@ -502,7 +502,7 @@ func setupSyrk(in *Instance, g *gen) {
 	}
 	in.Args = append(in.Args, float32(syrkAlpha), float32(syrkBeta), int32(nk))
 	in.output("c", c.arr)
-	in.resets = append(in.resets, c)
+	c = in.resettable(c)
 	terms := 2.0
 	if two {
 		terms = 4

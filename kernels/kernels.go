@@ -509,22 +509,33 @@ func unflatten(off int, dims []int) []int {
 // gen makes the pseudo-random inputs of an instance.
 type gen struct{ r *rand.Rand }
 
-// filled is a new input array and a private copy of its initial data, which
-// the reference reads (the kernel may overwrite the array).
+// filled is a new input array and its initial data, which the reference
+// reads: the array's own host memory for an array the kernel only reads
+// (so that a large instance is not held twice), a private copy for one it
+// also writes (resettable).
 type filled struct {
 	arr  *hpl.Array
 	data []float32
 }
 
 // uniform returns a float32 array of the given extents (slowest first)
-// with values uniform in [lo, hi).
+// with values uniform in [lo, hi). Its data is the array's memory: a setup
+// passes an array the kernel writes through resettable.
 func (g *gen) uniform(lo, hi float64, ext ...int) filled {
 	a := hpl.NewArray(hpl.Float32, ext...)
 	v := a.Float32s()
 	for i := range v {
 		v[i] = float32(lo + (hi-lo)*g.r.Float64())
 	}
-	return filled{arr: a, data: append([]float32(nil), v...)}
+	return filled{arr: a, data: v}
+}
+
+// resettable gives f, an output the kernel also reads (syrk's c), a
+// private copy of its initial data, for the reference and for Reset.
+func (in *Instance) resettable(f filled) filled {
+	f.data = append([]float32(nil), f.data...)
+	in.resets = append(in.resets, f)
+	return f
 }
 
 func prod(v []int) int {

@@ -209,7 +209,7 @@ func setupFDTDEy(in *Instance, g *gen) {
 	fict := g.uniform(-1, 1, fdtdSteps)
 	in.Args = []any{ey.arr, hz.arr, fict.arr, int32(fdtdStep)}
 	in.output("ey", ey.arr)
-	in.resets = append(in.resets, ey)
+	ey = in.resettable(ey)
 	in.FLOPs = 3 * float64(n*m)
 	in.Bytes = 12 * float64(n*m)
 	e, h, f := ey.data, hz.data, float64(fict.data[fdtdStep])
@@ -232,7 +232,7 @@ func setupFDTDHz(in *Instance, g *gen) {
 	ey := g.uniform(-1, 1, n, m)
 	in.Args = []any{hz.arr, ex.arr, ey.arr, int32(n), int32(m)}
 	in.output("hz", hz.arr)
-	in.resets = append(in.resets, hz)
+	hz = in.resettable(hz)
 	in.FLOPs = 5 * float64(n*m)
 	in.Bytes = 16 * float64(n*m)
 	h, ev, yv, wt := hz.data, ex.data, ey.data, float64(fdtdHzWeight)
@@ -285,7 +285,7 @@ func setupGSUpdate(in *Instance, g *gen) {
 	r := g.uniform(-1, 1, m, m)
 	in.Args = []any{a.arr, q.arr, r.arr, int32(m), int32(k)}
 	in.output("a", a.arr)
-	in.resets = append(in.resets, a)
+	a = in.resettable(a)
 	in.FLOPs = 2 * float64(n) * float64(m-k-1)
 	in.Bytes = 4 * float64(2*n*(m-k)+n+m)
 	av, qv, rv := a.data, q.data, r.data
@@ -415,7 +415,7 @@ func setupSaxpy(in *Instance, g *gen) {
 	in.Args = []any{y.arr, x.arr, float32(saxpyAlpha), int32(n)}
 	in.Global = []int{roundUp(n, 64)}
 	in.output("y", y.arr)
-	in.resets = append(in.resets, y)
+	y = in.resettable(y)
 	in.FLOPs = 2 * float64(n)
 	in.Bytes = 12 * float64(n)
 	yv, xv := y.data, x.data
