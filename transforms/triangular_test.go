@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-		"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/opencl"
 	"github.com/hplopt/hplopt/transforms"
