@@ -15,9 +15,16 @@
 //     prints its OpenCL, and a runner.Worker builds, runs and checks it on
 //     the device in a child process.
 //
+//   - the records (records.go): with a records database (Settings.Records,
+//     package records), every evaluation is recorded as it is measured
+//     under the problem's key (Problem.Key), and the records of earlier
+//     runs are used as Settings.Reuse says: a cut search resumes, a tuned
+//     problem reuses its best without searching, a shape never tuned
+//     starts from the nearest recorded shapes.
+//
 // Package hpl's Optimize and Tune are thin adapters over Tune: they make
-// the Problem from the user's arguments. A program that tunes must call
-// runner.MaybeWorker first in main (see Tune).
+// the Problem from the user's arguments (and use DefaultRecords). A program
+// that tunes must call runner.MaybeWorker first in main (see Tune).
 package optimizer
 
 import (

@@ -117,4 +117,3 @@ func CheckT4(data []byte) error {
 	}
 	return nil
 }
-

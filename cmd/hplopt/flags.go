@@ -591,7 +591,9 @@ func (f *classesFlag) Set(s string) error {
 
 func (f *classesFlag) Get() any            { return *f.p }
 func (f *classesFlag) placeholder() string { return "CLASS,..." }
-func (f *classesFlag) allowed() string     { return "size classes among " + strings.Join(kernels.Classes, ", ") }
+func (f *classesFlag) allowed() string {
+	return "size classes among " + strings.Join(kernels.Classes, ", ")
+}
 
 // intLists is -n or -k given several times: one intList each.
 type intLists struct{ p *[]intList }

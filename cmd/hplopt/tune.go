@@ -239,7 +239,11 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 // printReused prints the summary of a tuning taken from the records.
 func printReused(w io.Writer, t *hpl.Tuning, inst *kernels.Instance) {
 	r := t.Reused
-	fmt.Fprintf(w, "from records  %s: no search (--reuse continue searches on from it, --reuse ignore afresh)\n", r)
+	hint := "--reuse continue searches on from it, --reuse ignore afresh"
+	if !r.Exact {
+		hint = "-t or -e searches this shape, starting from it"
+	}
+	fmt.Fprintf(w, "from records  %s: no search (%s)\n", r, hint)
 	fmt.Fprintf(w, "records       %s, problem %s\n", t.Records, t.Key.ID()[:12])
 	if r.Exact {
 		fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s), recorded\n", r.BaselineMs, gflops(inst.FLOPs, r.BaselineMs))
@@ -247,7 +251,7 @@ func printReused(w io.Writer, t *hpl.Tuning, inst *kernels.Instance) {
 			fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx, recorded\n", r.Ms, gflops(inst.FLOPs, r.Ms), t.Speedup())
 		}
 	} else {
-		fmt.Fprintf(w, "nearest       %s: single-point %.4f ms, best %.4f ms there; no time measured for this shape (give -t or -e to search it, starting from that setting)\n", r.Sizes, r.BaselineMs, r.Ms)
+		fmt.Fprintf(w, "nearest       %s: single-point %.4f ms, best %.4f ms there; nothing measured for this shape\n", r.Sizes, r.BaselineMs, r.Ms)
 	}
 	if t.Best != nil {
 		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
