@@ -7,9 +7,11 @@
 //     parameters over transforms.Params, constraint-first, for the
 //     kernel's domain, compute loops and the device's limits; canonical
 //     GPU and CPU shapes (seeds.go) and the single-point setting seed it;
+//
 //   - the search: a strategy from package strategies (the one registry of
 //     strategies, by name), run by autotune.Tune, which knows nothing of
 //     kernels or devices;
+//
 //   - the evaluator (evaluator.go): a point becomes transforms.Params, the
 //     passes of package transforms make the variant, package codegen
 //     prints its OpenCL, and a runner.Worker builds, runs and checks it on
