@@ -1,0 +1,329 @@
+package clc_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/clc"
+	"github.com/hplopt/hplopt/codegen"
+	"github.com/hplopt/hplopt/opencl"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/clc")
+
+const goldenDir = "../testdata/clc"
+
+// A golden case is testdata/clc/NAME.txtar: its comment describes the
+// kernel and gives its launch (global: X,Y,Z and args: NAME=VALUE ...,
+// optionally shape: NAME=AxB); kernel.cl is the OpenCL C; kernel.ast the
+// delinearized kernel as ast.Fprint prints it; args the arguments as
+// clc.Arg.String describes them; kernel.gen.cl the OpenCL that code
+// generation prints for the delinearized kernel at that launch.
+type golden struct {
+	name    string
+	file    string
+	archive *txtar.Archive
+	opts    clc.Options
+	scalars map[string]float64 // every scalar argument's value
+}
+
+func loadGolden(t *testing.T) []*golden {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(goldenDir, "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files in %s: %v", goldenDir, err)
+	}
+	var out []*golden
+	for _, f := range files {
+		ar, err := txtar.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &golden{name: strings.TrimSuffix(filepath.Base(f), ".txtar"), file: f, archive: ar,
+			opts: clc.Options{Values: map[string]int64{}, Shapes: map[string][]int{}}, scalars: map[string]float64{}}
+		for _, line := range strings.Split(string(ar.Comment), "\n") {
+			key, val, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			switch key {
+			case "global":
+				for _, s := range strings.Split(strings.TrimSpace(val), ",") {
+					n, err := strconv.Atoi(s)
+					if err != nil {
+						t.Fatalf("%s: global %q: %v", f, val, err)
+					}
+					g.opts.Global = append(g.opts.Global, n)
+				}
+			case "args":
+				for _, kv := range strings.Fields(val) {
+					name, v, _ := strings.Cut(kv, "=")
+					x, err := strconv.ParseFloat(v, 64)
+					if err != nil {
+						t.Fatalf("%s: %s: %v", f, kv, err)
+					}
+					g.scalars[name] = x
+					if x == math.Trunc(x) {
+						g.opts.Values[name] = int64(x)
+					}
+				}
+			case "shape":
+				for _, kv := range strings.Fields(val) {
+					name, dims, _ := strings.Cut(kv, "=")
+					for _, s := range strings.Split(dims, "x") {
+						n, _ := strconv.Atoi(s)
+						g.opts.Shapes[name] = append(g.opts.Shapes[name], n)
+					}
+				}
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func (g *golden) get(t *testing.T, name string) []byte {
+	t.Helper()
+	for _, f := range g.archive.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	if !*update {
+		t.Fatalf("%s has no %s", g.file, name)
+	}
+	return nil
+}
+
+func (g *golden) load(t *testing.T) *clc.Kernel {
+	t.Helper()
+	k, err := clc.Load(g.name+".cl", g.get(t, "kernel.cl"), g.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// outputs renders what the golden files pin.
+func outputs(t *testing.T, k *clc.Kernel) map[string]string {
+	t.Helper()
+	var args strings.Builder
+	for _, a := range k.Args {
+		fmt.Fprintln(&args, a)
+	}
+	_, del, err := k.Specialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := codegen.Source(del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"kernel.ast": ast.String(k.AST) + "\n", "args": args.String(), "kernel.gen.cl": src}
+}
+
+// TestGolden parses and delinearizes each kernel of testdata/clc and
+// compares the printed kernel, its arguments' extents and the generated
+// OpenCL with the golden files. go test ./clc -run Golden -update rewrites
+// them; read the diff.
+func TestGolden(t *testing.T) {
+	for _, g := range loadGolden(t) {
+		t.Run(g.name, func(t *testing.T) {
+			got := outputs(t, g.load(t))
+			if *update {
+				ar := &txtar.Archive{Comment: g.archive.Comment, Files: []txtar.File{{Name: "kernel.cl", Data: g.get(t, "kernel.cl")}}}
+				for _, name := range []string{"kernel.ast", "args", "kernel.gen.cl"} {
+					ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(got[name])})
+				}
+				if err := os.WriteFile(g.file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			for _, name := range []string{"kernel.ast", "args", "kernel.gen.cl"} {
+				if want := string(g.get(t, name)); got[name] != want {
+					t.Errorf("%s differs (run with -update and read the diff)\n--- got:\n%s--- want:\n%s", name, got[name], want)
+				}
+			}
+		})
+	}
+}
+
+func session(t *testing.T) *opencl.Session {
+	t.Helper()
+	s, err := opencl.Open("")
+	if err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// inputs makes random data for every argument: arrays of the shapes Load
+// inferred, scalars from the golden comment.
+func (g *golden) inputs(t *testing.T, k *clc.Kernel, rng *rand.Rand) []any {
+	t.Helper()
+	shapes, err := k.Shapes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []any
+	for _, a := range k.Args {
+		if !a.Array {
+			v, ok := g.scalars[a.Name]
+			if !ok {
+				t.Fatalf("no value for argument %s", a.Name)
+			}
+			switch a.Type {
+			case ast.Int:
+				args = append(args, int32(v))
+			case ast.Float:
+				args = append(args, float32(v))
+			default:
+				args = append(args, v)
+			}
+			continue
+		}
+		n := 1
+		for _, e := range shapes[a.Name] {
+			n *= e
+		}
+		switch a.Type {
+		case ast.Float:
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = rng.Float32()*2 - 1
+			}
+			args = append(args, x)
+		case ast.Double:
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = rng.Float64()*2 - 1
+			}
+			args = append(args, x)
+		default:
+			x := make([]int32, n)
+			for i := range x {
+				x[i] = rng.Int32N(100) - 50
+			}
+			args = append(args, x)
+		}
+	}
+	return args
+}
+
+func clone(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch a := a.(type) {
+		case []float32:
+			out[i] = append([]float32(nil), a...)
+		case []float64:
+			out[i] = append([]float64(nil), a...)
+		case []int32:
+			out[i] = append([]int32(nil), a...)
+		default:
+			out[i] = a
+		}
+	}
+	return out
+}
+
+// same compares the arrays of two argument lists, floats to a relative
+// tolerance of 1e-5.
+func same(t *testing.T, k *clc.Kernel, want, got []any) {
+	t.Helper()
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-5*max(1, math.Abs(a)) }
+	for i, a := range k.Args {
+		bad := -1
+		switch w := want[i].(type) {
+		case []float32:
+			g := got[i].([]float32)
+			for j := range w {
+				if !near(float64(w[j]), float64(g[j])) {
+					bad = j
+					break
+				}
+			}
+		case []float64:
+			g := got[i].([]float64)
+			for j := range w {
+				if !near(w[j], g[j]) {
+					bad = j
+					break
+				}
+			}
+		case []int32:
+			g := got[i].([]int32)
+			for j := range w {
+				if w[j] != g[j] {
+					bad = j
+					break
+				}
+			}
+		}
+		if bad >= 0 {
+			t.Errorf("%s[%d]: the source gives %v, the parsed kernel %v", a.Name, bad, elem(want[i], bad), elem(got[i], bad))
+		}
+	}
+}
+
+func elem(x any, i int) any {
+	switch x := x.(type) {
+	case []float32:
+		return x[i]
+	case []float64:
+		return x[i]
+	case []int32:
+		return x[i]
+	}
+	return nil
+}
+
+// TestRunMatchesSource runs each golden kernel as written (its OpenCL C
+// built directly) and as parsed, delinearized and printed by code
+// generation, on the same random inputs, and compares every array after
+// the run: the parse is faithful.
+func TestRunMatchesSource(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two programs per kernel on the device")
+	}
+	s := session(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, g := range loadGolden(t) {
+		t.Run(g.name, func(t *testing.T) {
+			k := g.load(t)
+			_, del, err := k.Specialize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := codegen.Source(del)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := g.inputs(t, k, rng)
+			got := clone(want)
+			if _, err := clc.Run(s, string(k.Source), k.Name, want, g.opts.Global, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := clc.Run(s, src, k.Name, got, g.opts.Global, nil); err != nil {
+				t.Fatalf("%v\n%s", err, src)
+			}
+			same(t, k, want, got)
+			if !bytes.Equal(k.Source, g.get(t, "kernel.cl")) {
+				t.Error("Load changed the source it keeps")
+			}
+		})
+	}
+}
