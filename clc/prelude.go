@@ -127,7 +127,7 @@ var builtins = map[string]builtin{
 	"pow": {2, true}, "powr": {2, true}, "atan2": {2, true}, "fmin": {2, true}, "fmax": {2, true},
 	"fmod": {2, true}, "hypot": {2, true}, "copysign": {2, true}, "native_divide": {2, true},
 	"native_powr": {2, true},
-	"fma": {3, true}, "mad": {3, true},
+	"fma":         {3, true}, "mad": {3, true},
 	"min": {2, false}, "max": {2, false}, "clamp": {3, false},
 }
 

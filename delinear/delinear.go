@@ -838,10 +838,10 @@ func (t term) divides(c int64, sc string) (int64, string, bool) {
 // decision is the shape chosen for one array.
 type decision struct {
 	rank    int
-	strides []term           // innermost (1 excluded) first: S_{rank-2}, ..., S_0
-	parts   map[*ref][]poly  // the subscript along each dimension, slowest first
-	why     string           // why the array stays linear
-	extents []ast.Expr       // set by a user shape
+	strides []term          // innermost (1 excluded) first: S_{rank-2}, ..., S_0
+	parts   map[*ref][]poly // the subscript along each dimension, slowest first
+	why     string          // why the array stays linear
+	extents []ast.Expr      // set by a user shape
 	refs    []*ref
 	d       *delin
 }
