@@ -129,7 +129,9 @@ func Parse(filename string, src []byte) (k *ast.Kernel, err error) {
 		return nil, fmt.Errorf("clc: %v", err)
 	}
 	cfg := &cc.Config{ABI: abi, ExpansionLimit: 1 << 20, FSOnly: true, FS: emptyFS{}}
-	tu, err := cc.Translate(cfg, []cc.Source{{Name: preludeName, Value: prelude}, {Name: filename, Value: src}})
+	// The C front end appends to a []byte source in place, writing into
+	// the caller's memory past len(src): it gets a string.
+	tu, err := cc.Translate(cfg, []cc.Source{{Name: preludeName, Value: prelude}, {Name: filename, Value: string(src)}})
 	if err != nil {
 		return nil, cErrors(filename, err)
 	}

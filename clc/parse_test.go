@@ -112,3 +112,21 @@ func TestParams(t *testing.T) {
 		t.Errorf("kernel %s(%s), want f(%s)", k.Name, strings.Join(got, ", "), want)
 	}
 }
+
+// TestParseKeepsSource checks that Parse leaves the caller's bytes alone,
+// past their length too (the C front end appends to a []byte source).
+func TestParseKeepsSource(t *testing.T) {
+	const src = "__kernel void k(__global float *a) { a[get_global_id(0)] = 1.0f; }"
+	buf := make([]byte, len(src), 4*len(src))
+	copy(buf, src)
+	tail := buf[len(src):cap(buf)]
+	for i := range tail {
+		tail[i] = '#'
+	}
+	if _, err := clc.Parse("k.cl", buf); err != nil {
+		t.Fatal(err)
+	}
+	if string(buf) != src || strings.Trim(string(tail), "#") != "" {
+		t.Errorf("Parse wrote into its input: %q, then %q", buf, tail)
+	}
+}

@@ -2,6 +2,7 @@ package clc
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/hplopt/hplopt/ast"
 )
@@ -116,20 +117,22 @@ type builtin struct {
 
 // builtins are the math functions a kernel may call. Code generation
 // prints a call as written, so each is the OpenCL C function of that name.
-var builtins = map[string]builtin{
-	"sqrt": {1, true}, "rsqrt": {1, true}, "cbrt": {1, true}, "exp": {1, true}, "exp2": {1, true},
-	"exp10": {1, true}, "expm1": {1, true}, "log": {1, true}, "log2": {1, true}, "log10": {1, true},
-	"log1p": {1, true}, "sin": {1, true}, "cos": {1, true}, "tan": {1, true}, "asin": {1, true},
-	"acos": {1, true}, "atan": {1, true}, "sinh": {1, true}, "cosh": {1, true}, "tanh": {1, true},
-	"fabs": {1, true}, "floor": {1, true}, "ceil": {1, true}, "round": {1, true}, "trunc": {1, true},
-	"native_sqrt": {1, true}, "native_rsqrt": {1, true}, "native_exp": {1, true}, "native_log": {1, true},
-	"native_sin": {1, true}, "native_cos": {1, true}, "native_recip": {1, true},
-	"pow": {2, true}, "powr": {2, true}, "atan2": {2, true}, "fmin": {2, true}, "fmax": {2, true},
-	"fmod": {2, true}, "hypot": {2, true}, "copysign": {2, true}, "native_divide": {2, true},
-	"native_powr": {2, true},
-	"fma":         {3, true}, "mad": {3, true},
-	"min": {2, false}, "max": {2, false}, "clamp": {3, false},
-}
+var builtins = func() map[string]builtin {
+	m := map[string]builtin{}
+	add := func(names string, b builtin) {
+		for _, n := range strings.Fields(names) {
+			m[n] = b
+		}
+	}
+	add(`sqrt rsqrt cbrt exp exp2 exp10 expm1 log log2 log10 log1p sin cos tan asin acos atan
+		sinh cosh tanh fabs floor ceil round trunc native_sqrt native_rsqrt native_exp native_log
+		native_sin native_cos native_recip`, builtin{1, true})
+	add("pow powr atan2 fmin fmax fmod hypot copysign native_divide native_powr", builtin{2, true})
+	add("fma mad", builtin{3, true})
+	add("min max", builtin{2, false})
+	add("clamp", builtin{3, false})
+	return m
+}()
 
 // mathDecls declares the supported math functions without prototypes; the
 // integer-capable ones return int so that C accepts them in subscripts.
