@@ -170,127 +170,6 @@ func session(t *testing.T) *opencl.Session {
 	return s
 }
 
-// inputs makes random data for every argument: arrays of the shapes Load
-// inferred, scalars from the golden comment.
-func (g *golden) inputs(t *testing.T, k *clc.Kernel, rng *rand.Rand) []any {
-	t.Helper()
-	shapes, err := k.Shapes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var args []any
-	for _, a := range k.Args {
-		if !a.Array {
-			v, ok := g.scalars[a.Name]
-			if !ok {
-				t.Fatalf("no value for argument %s", a.Name)
-			}
-			switch a.Type {
-			case ast.Int:
-				args = append(args, int32(v))
-			case ast.Float:
-				args = append(args, float32(v))
-			default:
-				args = append(args, v)
-			}
-			continue
-		}
-		n := 1
-		for _, e := range shapes[a.Name] {
-			n *= e
-		}
-		switch a.Type {
-		case ast.Float:
-			x := make([]float32, n)
-			for i := range x {
-				x[i] = rng.Float32()*2 - 1
-			}
-			args = append(args, x)
-		case ast.Double:
-			x := make([]float64, n)
-			for i := range x {
-				x[i] = rng.Float64()*2 - 1
-			}
-			args = append(args, x)
-		default:
-			x := make([]int32, n)
-			for i := range x {
-				x[i] = rng.Int32N(100) - 50
-			}
-			args = append(args, x)
-		}
-	}
-	return args
-}
-
-func clone(args []any) []any {
-	out := make([]any, len(args))
-	for i, a := range args {
-		switch a := a.(type) {
-		case []float32:
-			out[i] = append([]float32(nil), a...)
-		case []float64:
-			out[i] = append([]float64(nil), a...)
-		case []int32:
-			out[i] = append([]int32(nil), a...)
-		default:
-			out[i] = a
-		}
-	}
-	return out
-}
-
-// same compares the arrays of two argument lists, floats to a relative
-// tolerance of 1e-5.
-func same(t *testing.T, k *clc.Kernel, want, got []any) {
-	t.Helper()
-	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-5*max(1, math.Abs(a)) }
-	for i, a := range k.Args {
-		bad := -1
-		switch w := want[i].(type) {
-		case []float32:
-			g := got[i].([]float32)
-			for j := range w {
-				if !near(float64(w[j]), float64(g[j])) {
-					bad = j
-					break
-				}
-			}
-		case []float64:
-			g := got[i].([]float64)
-			for j := range w {
-				if !near(w[j], g[j]) {
-					bad = j
-					break
-				}
-			}
-		case []int32:
-			g := got[i].([]int32)
-			for j := range w {
-				if w[j] != g[j] {
-					bad = j
-					break
-				}
-			}
-		}
-		if bad >= 0 {
-			t.Errorf("%s[%d]: the source gives %v, the parsed kernel %v", a.Name, bad, elem(want[i], bad), elem(got[i], bad))
-		}
-	}
-}
-
-func elem(x any, i int) any {
-	switch x := x.(type) {
-	case []float32:
-		return x[i]
-	case []float64:
-		return x[i]
-	case []int32:
-		return x[i]
-	}
-	return nil
-}
-
 // TestRunMatchesSource runs each golden kernel as written (its OpenCL C
 // built directly) and as parsed, delinearized and printed by code
 // generation, on the same random inputs, and compares every array after
@@ -312,15 +191,24 @@ func TestRunMatchesSource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := g.inputs(t, k, rng)
-			got := clone(want)
+			shapes, err := k.Shapes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := clc.Inputs(k.Parsed, shapes, g.scalars, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := clc.Copy(want)
 			if _, err := clc.Run(s, string(k.Source), k.Name, want, g.opts.Global, nil); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := clc.Run(s, src, k.Name, got, g.opts.Global, nil); err != nil {
 				t.Fatalf("%v\n%s", err, src)
 			}
-			same(t, k, want, got)
+			if err := clc.Compare(k.Parsed, want, got, 1e-5); err != nil {
+				t.Errorf("%v\n%s", err, src)
+			}
 			if !bytes.Equal(k.Source, g.get(t, "kernel.cl")) {
 				t.Error("Load changed the source it keeps")
 			}

@@ -222,7 +222,8 @@ type delin struct {
 	k        *ast.Kernel
 	values   map[string]int64
 	atoms    map[string]*atom
-	assigned map[string]bool // variables assigned anywhere
+	assigned map[string]bool // variables assigned anywhere, loop counters included
+	setInto  map[string]bool // variables assigned by an assignment statement
 	subst    map[string]poly // private ints set once from atoms that do not change
 	loops    map[*ast.For]loopInfo
 	refs     map[string][]*ref // by array, in post-order (inner references first)
@@ -240,14 +241,18 @@ func Delinearize(k *ast.Kernel, opts Options) (res *Result, err error) {
 		}
 	}()
 	d := &delin{
-		k: ast.Clone(k), values: opts.Values, atoms: map[string]*atom{}, assigned: map[string]bool{},
+		k: ast.Clone(k), values: opts.Values, atoms: map[string]*atom{}, assigned: map[string]bool{}, setInto: map[string]bool{},
 		subst: map[string]poly{}, loops: map[*ast.For]loopInfo{}, refs: map[string][]*ref{},
 	}
 	ast.Inspect(d.k.Body, func(n ast.Node) bool {
-		if a, ok := n.(*ast.Assign); ok {
-			if id, ok := a.LHS.(*ast.Ident); ok {
+		switch n := n.(type) {
+		case *ast.Assign:
+			if id, ok := n.LHS.(*ast.Ident); ok {
 				d.assigned[id.Name] = true
+				d.setInto[id.Name] = true
 			}
+		case *ast.For:
+			d.assigned[n.Var] = true
 		}
 		return true
 	})
@@ -387,7 +392,7 @@ func (d *delin) stmt(st ast.Stmt, s *site) {
 		}
 		info := loopInfo{lo: d.poly(st.Lo, s), hi: d.poly(st.Hi, s)}
 		step := d.poly(st.Step, s)
-		info.ok = info.lo != nil && info.hi != nil && !d.assigned[st.Var] && d.positive(step)
+		info.ok = info.lo != nil && info.hi != nil && !d.setInto[st.Var] && d.positive(step)
 		d.loops[st] = info
 		inner := &site{loops: append(s.loops[:len(s.loops):len(s.loops)], st)}
 		for _, g := range s.guards {
@@ -617,11 +622,11 @@ func (d *delin) poly(e ast.Expr, s *site) poly {
 		if p := d.k.Param(e.Name); p != nil && p.Rank == 0 && p.Type == ast.Int {
 			return d.intern(e.Name, scalarAtom, e)
 		}
-		if p, ok := d.subst[e.Name]; ok {
-			return p
-		}
 		if d.loopOf(e.Name, s) != nil {
 			return d.intern(e.Name, indexAtom, e)
+		}
+		if p, ok := d.subst[e.Name]; ok {
+			return p
 		}
 	case *ast.Unary:
 		if e.Op == ast.Neg {
@@ -795,24 +800,32 @@ func (d *delin) evalKnown(p poly) poly {
 	return out
 }
 
-// within reports whether 0 <= q < ext holds at s.
-func (d *delin) within(q, ext poly, s *site) bool {
-	okLo := false
+// within reports whether 0 <= q < ext holds at s; if not shown, open says
+// whether some bound is not shown false either (values of the sizes or
+// scalars might decide it).
+func (d *delin) within(q, ext poly, s *site) (ok, open bool) {
+	check := func(ps []poly) (bool, bool) {
+		open := len(ps) == 0
+		for _, p := range ps {
+			if d.nonNegative(p) {
+				return true, false
+			}
+			open = open || !d.nonNegative(p.scale(-1).add(constant(1), -1))
+		}
+		return false, open
+	}
+	var lows []poly
 	for _, l := range d.extremes(q, s, false, 0) {
-		if d.nonNegative(l) {
-			okLo = true
-			break
-		}
+		lows = append(lows, l)
 	}
-	if !okLo {
-		return false
+	if ok, open := check(lows); !ok {
+		return false, open
 	}
+	var highs []poly
 	for _, h := range d.extremes(q, s, true, 0) {
-		if d.nonNegative(ext.add(constant(1), -1).add(h, -1)) {
-			return true
-		}
+		highs = append(highs, ext.add(constant(1), -1).add(h, -1))
 	}
-	return false
+	return check(highs)
 }
 
 // ---- deciding an array's shape ----
@@ -928,9 +941,9 @@ func (d *delin) decide(name string, strides []term) *decision {
 		}
 		for dim := 1; dim < dec.rank; dim++ {
 			ext := dec.extent(dec.rank - 1 - dim)
-			if !d.within(parts[dim], ext, r.site) {
+			if ok, open := d.within(parts[dim], ext, r.site); !ok {
 				why := fmt.Sprintf("cannot show that %s stays within its row: 0 <= %s < %s", r.where, ast.ExprString(parts[dim].expr(d.atomExpr)), ast.ExprString(ext.expr(d.atomExpr)))
-				if d.unvalued(parts[dim]) || d.unvalued(ext) {
+				if open && (d.unvalued(parts[dim], r.site) || d.unvalued(ext, r.site)) {
 					why += " (the values of the sizes may decide it)"
 				}
 				return d.linear(refs, why)
@@ -941,16 +954,13 @@ func (d *delin) decide(name string, strides []term) *decision {
 	return dec
 }
 
-// unvalued reports whether the range of p depends on a scalar without a
-// known value.
-func (d *delin) unvalued(p poly) bool {
-	for m := range p {
-		for _, f := range factors(m) {
-			if _, ok := d.values[f]; !ok && d.atoms[f].kind == scalarAtom {
-				return true
-			}
-			if id, ok := d.atoms[f].expr.(*ast.Special); ok && d.atoms[f].kind == indexAtom {
-				if _, ok := d.values[sizeOf(id).Name()]; !ok {
+// unvalued reports whether the range of p at s depends on a scalar or a
+// size without a known value.
+func (d *delin) unvalued(p poly, s *site) bool {
+	for _, b := range d.extremes(p, s, true, 0) {
+		for m := range b {
+			for _, f := range factors(m) {
+				if _, ok := d.values[f]; !ok {
 					return true
 				}
 			}
