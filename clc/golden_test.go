@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -35,7 +33,6 @@ type golden struct {
 	file    string
 	archive *txtar.Archive
 	opts    clc.Options
-	scalars map[string]float64 // every scalar argument's value
 }
 
 func loadGolden(t *testing.T) []*golden {
@@ -50,41 +47,16 @@ func loadGolden(t *testing.T) []*golden {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := &golden{name: strings.TrimSuffix(filepath.Base(f), ".txtar"), file: f, archive: ar,
-			opts: clc.Options{Values: map[string]int64{}, Shapes: map[string][]int{}}, scalars: map[string]float64{}}
+		g := &golden{name: strings.TrimSuffix(filepath.Base(f), ".txtar"), file: f, archive: ar}
 		for _, line := range strings.Split(string(ar.Comment), "\n") {
-			key, val, ok := strings.Cut(line, ":")
-			if !ok {
+			key, val, _ := strings.Cut(line, ":")
+			set := map[string]func(string) error{"global": g.opts.SetGlobal, "args": g.opts.SetArg, "shape": g.opts.SetShape}[key]
+			if set == nil {
 				continue
 			}
-			switch key {
-			case "global":
-				for _, s := range strings.Split(strings.TrimSpace(val), ",") {
-					n, err := strconv.Atoi(s)
-					if err != nil {
-						t.Fatalf("%s: global %q: %v", f, val, err)
-					}
-					g.opts.Global = append(g.opts.Global, n)
-				}
-			case "args":
-				for _, kv := range strings.Fields(val) {
-					name, v, _ := strings.Cut(kv, "=")
-					x, err := strconv.ParseFloat(v, 64)
-					if err != nil {
-						t.Fatalf("%s: %s: %v", f, kv, err)
-					}
-					g.scalars[name] = x
-					if x == math.Trunc(x) {
-						g.opts.Values[name] = int64(x)
-					}
-				}
-			case "shape":
-				for _, kv := range strings.Fields(val) {
-					name, dims, _ := strings.Cut(kv, "=")
-					for _, s := range strings.Split(dims, "x") {
-						n, _ := strconv.Atoi(s)
-						g.opts.Shapes[name] = append(g.opts.Shapes[name], n)
-					}
+			for _, f := range strings.Fields(val) {
+				if err := set(f); err != nil {
+					t.Fatalf("%s: %v", f, err)
 				}
 			}
 		}
@@ -195,7 +167,7 @@ func TestRunMatchesSource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := clc.Inputs(k.Parsed, shapes, g.scalars, rng)
+			want, err := clc.Inputs(k.Parsed, shapes, g.opts.Args, rng)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,39 +1,105 @@
 package clc
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/delinear"
 )
 
 // Options are what Load knows beyond the source, as the command line gives
-// it (--global, --arg, --shape). The zero value works: extents stay
-// symbolic, and subscripts whose delinearization needs the sizes stay
-// linear.
+// it (--global, --arg, --shape; the Set methods read those flags). The zero
+// value works: extents stay symbolic, and subscripts whose delinearization
+// needs the sizes stay linear.
 type Options struct {
 	// Global is the global size, x first; default none.
 	Global []int
-	// Values are the values of int scalar arguments, by name; default
-	// none. Values of other arguments are ignored.
-	Values map[string]int64
+	// Args are values of scalar arguments, by name; default none. An int
+	// argument's value must be a whole number.
+	Args map[string]float64
 	// Shapes are array extents, slowest first, by array name: they
 	// override the inferred ones (see delinear.Options.Shapes); default
 	// none.
 	Shapes map[string][]int
 }
 
-// values is the environment extents are evaluated in: the int scalars and
+// SetGlobal reads a global size, X[,Y[,Z]], as --global gives it.
+func (o *Options) SetGlobal(s string) error {
+	o.Global = nil
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("global size %q: want 1 to 3 positive integers separated by commas, as in 1024,512", s)
+		}
+		o.Global = append(o.Global, n)
+	}
+	if len(o.Global) > 3 {
+		return fmt.Errorf("global size %q has %d dimensions; kernels have 1 to 3", s, len(o.Global))
+	}
+	return nil
+}
+
+// SetArg reads a scalar argument's value, NAME=VALUE, as --arg gives it.
+func (o *Options) SetArg(s string) error {
+	name, val, ok := strings.Cut(s, "=")
+	v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+	if !ok || name == "" || err != nil {
+		return fmt.Errorf("argument %q: want NAME=VALUE, as in n=1024 or alpha=1.5", s)
+	}
+	if o.Args == nil {
+		o.Args = map[string]float64{}
+	}
+	o.Args[strings.TrimSpace(name)] = v
+	return nil
+}
+
+// SetShape reads an array's shape, NAME=AxB[xC] (slowest first), as
+// --shape gives it.
+func (o *Options) SetShape(s string) error {
+	name, dims, ok := strings.Cut(s, "=")
+	bad := fmt.Errorf("shape %q: want NAME=AxB, extents slowest first, as in a=1024x512", s)
+	if !ok || name == "" {
+		return bad
+	}
+	var shape []int
+	for _, f := range strings.Split(dims, "x") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return bad
+		}
+		shape = append(shape, n)
+	}
+	if o.Shapes == nil {
+		o.Shapes = map[string][]int{}
+	}
+	o.Shapes[strings.TrimSpace(name)] = shape
+	return nil
+}
+
+// values checks the scalar values against kernel k's arguments and
+// returns the environment extents are evaluated in: the int scalars, and
 // the global size under its predefined names.
-func (o Options) values() map[string]int64 {
+func (o Options) values(k *ast.Kernel) (map[string]int64, error) {
 	out := map[string]int64{}
-	for k, v := range o.Values {
-		out[k] = v
+	for name, v := range o.Args {
+		p := k.Param(name)
+		switch {
+		case p == nil || p.Rank > 0:
+			return nil, fmt.Errorf("clc: kernel %s has no scalar argument %s", k.Name, name)
+		case p.Type != ast.Int:
+			continue
+		case v != math.Trunc(v) || v < math.MinInt32 || v > math.MaxInt32:
+			return nil, fmt.Errorf("clc: kernel %s: the int argument %s cannot be %v", k.Name, name, v)
+		}
+		out[name] = int64(v)
 	}
 	for d, g := range o.Global {
-		if d < 3 {
-			out[(&ast.Special{Kind: ast.GlobalSize, Dim: d}).Name()] = int64(g)
-		}
+		out[(&ast.Special{Kind: ast.GlobalSize, Dim: d}).Name()] = int64(g)
 	}
-	return out
+	return out, nil
 }
 
 // Kernel is a kernel loaded from OpenCL C.
@@ -79,7 +145,10 @@ func Load(filename string, src []byte, opts Options) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	values := opts.values()
+	values, err := opts.values(parsed)
+	if err != nil {
+		return nil, err
+	}
 	res, err := delinear.Delinearize(parsed, delinear.Options{Values: values, Shapes: opts.Shapes})
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func TestSamePatternsAsDSL(t *testing.T) {
     c[y*n + x] = 0.0f;
     for (int k = 0; k < limk; k++)
         c[y*n + x] += a[y*limk + k] * b[k*n + x];
-}`, clc.Options{Global: []int{32, 32}, Values: map[string]int64{"limk": 16}}},
+}`, clc.Options{Global: []int{32, 32}, Args: map[string]float64{"limk": 16}}},
 		{kernels.NBody, `__kernel void nbody(__global float *pos, __global float *vel,
                     __global float *newpos, __global float *newvel,
                     float dt, float eps2, int n) {
@@ -49,7 +49,7 @@ func TestSamePatternsAsDSL(t *testing.T) {
     newpos[4*i + 2] = pos[4*i + 2] + (vel[4*i + 2] + az * dt) * dt;
     newvel[4*i + 3] = vel[4*i + 3];
     newpos[4*i + 3] = pos[4*i + 3];
-}`, clc.Options{Global: []int{256}, Values: map[string]int64{"n": 256}}},
+}`, clc.Options{Global: []int{256}, Args: map[string]float64{"n": 256}}},
 	}
 	for _, c := range cases {
 		t.Run(c.dsl.Name(), func(t *testing.T) {
