@@ -29,9 +29,15 @@
 // (for (int k = lo; k < hi; k++), <=, k += step); if and else, with early
 // exits (if (i >= n) return;) at the top level of the kernel; arithmetic,
 // comparisons, logical operators, casts to int, float and double, the
-// conditional operator as the whole right side of an assignment, and the
-// math built-ins listed in the README. Anything else is an *Error naming
-// the line, the column and the construct:
+// conditional operator as the whole right side of an assignment, and these
+// built-in functions: sqrt, rsqrt, cbrt, exp, exp2, exp10, expm1, log,
+// log2, log10, log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh,
+// fabs, floor, ceil, round, trunc, pow, powr, atan2, fmin, fmax, fmod,
+// hypot, copysign, fma, mad, their native_ forms (native_sqrt,
+// native_rsqrt, native_exp, native_log, native_sin, native_cos,
+// native_recip, native_divide, native_powr), and min, max and clamp.
+// Anything else is an ErrorList of *Error naming the line, the column and
+// the construct:
 //
 //	kernel.cl:7:12: pointer arithmetic is not supported: index the array
 //	kernel.cl:4:5: while loops are not supported: write a counted for loop
@@ -129,17 +135,15 @@ func Parse(filename string, src []byte) (k *ast.Kernel, err error) {
 		return nil, fmt.Errorf("clc: %v", err)
 	}
 	cfg := &cc.Config{ABI: abi, ExpansionLimit: 1 << 20, FSOnly: true, FS: emptyFS{}}
-	// The C front end appends to a []byte source in place, writing into
-	// the caller's memory past len(src): it gets a string.
-	tu, err := cc.Translate(cfg, []cc.Source{{Name: preludeName, Value: prelude}, {Name: filename, Value: string(src)}})
+	tu, err := translate(cfg, filename, src)
 	if err != nil {
-		return nil, cErrors(filename, err)
+		return nil, err
 	}
 	var kernels, others []*cc.FunctionDefinition
 	var list ErrorList
 	for l := tu.TranslationUnit; l != nil; l = l.TranslationUnit {
 		ed := l.ExternalDeclaration
-		if ed.Position().Filename == preludeName {
+		if f := ed.Position().Filename; f == preludeName || f == endName {
 			continue
 		}
 		switch ed.Case {
@@ -190,6 +194,26 @@ func Parse(filename string, src []byte) (k *ast.Kernel, err error) {
 	return c.kernel, nil
 }
 
+// translate parses and type-checks the source after the prelude. The C
+// front end appends to a []byte source in place, writing into the
+// caller's memory past len(src): it gets a string. It can also panic on
+// some malformed sources; that is reported as the source's error. And it
+// loops forever when a source ends inside a declarator after a * (int *;
+// at the end of a file): the declaration after the source (see end)
+// stops it.
+func translate(cfg *cc.Config, filename string, src []byte) (tu *cc.AST, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			tu, err = nil, ErrorList{{Pos: token.Position{Filename: filename}, Msg: fmt.Sprintf("not valid C: the C parser failed on it (%v)", r)}}
+		}
+	}()
+	tu, err = cc.Translate(cfg, []cc.Source{{Name: preludeName, Value: prelude}, {Name: filename, Value: string(src)}, {Name: endName, Value: end}})
+	if err != nil {
+		return nil, cErrors(filename, src, err)
+	}
+	return tu, nil
+}
+
 func errorAt(n cc.Node, msg string) *Error {
 	p := n.Position()
 	return &Error{Pos: token.Position{Filename: p.Filename, Offset: p.Offset, Line: p.Line, Column: p.Column}, Msg: msg}
@@ -203,8 +227,9 @@ var (
 )
 
 // cErrors converts the C front end's errors (the source is not valid C)
-// into an ErrorList.
-func cErrors(filename string, err error) ErrorList {
+// into an ErrorList. An error in the declaration after the source is the
+// source ending too early.
+func cErrors(filename string, src []byte, err error) ErrorList {
 	var list ErrorList
 	for _, line := range strings.Split(err.Error(), "\n") {
 		line = strings.TrimSpace(line)
@@ -214,10 +239,18 @@ func cErrors(filename string, err error) ErrorList {
 		if m := cErrorLine.FindStringSubmatch(line); m != nil {
 			ln, _ := strconv.Atoi(m[2])
 			col, _ := strconv.Atoi(m[3])
-			list = append(list, &Error{Pos: token.Position{Filename: m[1], Line: ln, Column: col}, Msg: m[4]})
+			e := &Error{Pos: token.Position{Filename: m[1], Line: ln, Column: col}, Msg: m[4]}
+			if m[1] == endName {
+				lines := strings.Split(string(src), "\n")
+				e = &Error{Pos: token.Position{Filename: filename, Line: len(lines), Column: len(lines[len(lines)-1]) + 1}, Msg: "unexpected end of the source (unbalanced parentheses or braces?)"}
+				if len(list) > 0 && list[len(list)-1].Msg == e.Msg {
+					continue
+				}
+			}
+			list = append(list, e)
 			continue
 		}
-		list = append(list, &Error{Pos: token.Position{Filename: filename}, Msg: cOrigin.ReplaceAllString(line, "")})
+		list = append(list, &Error{Pos: token.Position{Filename: filename}, Msg: "not valid C: " + cOrigin.ReplaceAllString(line, "")})
 	}
 	if len(list) == 0 {
 		list = append(list, &Error{Pos: token.Position{Filename: filename}, Msg: err.Error()})

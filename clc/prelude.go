@@ -58,7 +58,17 @@ typedef short half;
 typedef int bool;
 #define true 1
 #define false 0
+typedef int __clc_end_t;
 ` + vectorTypes + builtinDecls
+
+// end is read after the kernel's source, and endName names it: a
+// declaration that starts with a type name. The C parser loops forever
+// when a source ends inside a declarator after a * (int *;), skipping
+// tokens until one that can follow a pointer, such as a type name.
+const (
+	endName = "<end>"
+	end     = "\n__clc_end_t __clc_end;\n"
+)
 
 // vectorTypes declares OpenCL's vector types as structs with the usual
 // component names, so that a kernel using them parses and the converter can
