@@ -155,7 +155,9 @@ func Parse(filename string, src []byte) (k *ast.Kernel, err error) {
 				others = append(others, f)
 			}
 		case cc.ExternalDeclarationDecl:
-			list = append(list, errorAt(ed, "declarations outside the kernel are not supported (use #define for constants)"))
+			if !isTypedef(ed.Declaration) {
+				list = append(list, errorAt(ed, "declarations outside the kernel are not supported (use #define for constants)"))
+			}
 		case cc.ExternalDeclarationAsmStmt:
 			list = append(list, errorAt(ed, "asm is not supported"))
 		}
@@ -212,6 +214,14 @@ func translate(cfg *cc.Config, filename string, src []byte) (tu *cc.AST, err err
 		return nil, cErrors(filename, src, err)
 	}
 	return tu, nil
+}
+
+// isTypedef reports whether a file-scope declaration is a typedef, which
+// the kernel may use (typedef float real;).
+func isTypedef(d *cc.Declaration) bool {
+	s := d.DeclarationSpecifiers
+	return d.Case == cc.DeclarationDecl && s != nil && s.Case == cc.DeclarationSpecifiersStorage &&
+		s.StorageClassSpecifier.Case == cc.StorageClassSpecifierTypedef
 }
 
 func errorAt(n cc.Node, msg string) *Error {

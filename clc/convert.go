@@ -94,9 +94,11 @@ func typeName(t cc.Type) string {
 	return t.String()
 }
 
-// scalarType maps a C type to the kernel's int, float or double.
+// scalarType maps a C type to the kernel's int, float or double. A
+// typedef of the kernel's source names its type; OpenCL's own (size_t,
+// uint, bool, the vector types) are not int, float or double.
 func scalarType(t cc.Type) (ast.Type, bool) {
-	if t.Typedef() != nil {
+	if td := t.Typedef(); td != nil && td.Position().Filename == preludeName {
 		return ast.Invalid, false
 	}
 	switch t.Kind() {
@@ -147,6 +149,14 @@ func (c *converter) declare(d *cc.Declarator, v *variable) *variable {
 func (c *converter) function(f *cc.FunctionDefinition) {
 	d := f.Declarator
 	c.kernel = &ast.Kernel{Name: d.Name(), Body: &ast.Block{}}
+	for _, n := range []cc.Node{f.DeclarationSpecifiers, d} {
+		for _, t := range cc.NodeTokens(n) {
+			switch s := t.SrcStr(); s {
+			case "reqd_work_group_size", "work_group_size_hint", "vec_type_hint", "intel_reqd_sub_group_size":
+				c.errorf(t, "the kernel attribute %s is not supported (the optimizer chooses the work-groups)", s)
+			}
+		}
+	}
 	if ft, ok := d.Type().(*cc.FunctionType); ok && ft.Result().Kind() != cc.Void {
 		c.errorf(d, "a kernel returns void, not %s", typeName(ft.Result()))
 	}

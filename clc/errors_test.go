@@ -71,6 +71,8 @@ func TestErrors(t *testing.T) {
 		{"end inside a declarator", "__kernel void k(__global float *a) {\n    float *;\n}\n", "k.cl:2:12: unexpected ';', expected type qualifier"},
 		{"end inside a parameter list", "__kernel void k(__global float *", "k.cl:1:33: unexpected end of the source"},
 		{"end inside a body", "__kernel void k(__global float *a) {\n    a[0] = 1.0f;\n", "k.cl:3:1: unexpected end of the source"},
+		{"kernel attribute", "__kernel __attribute__((reqd_work_group_size(16, 1, 1))) void k(__global float *a) { }\n", "k.cl:1:25: the kernel attribute reqd_work_group_size is not supported"},
+		{"bool", body("    bool b = i < n;"), "k.cl:3:10: type bool is not supported"},
 		{"statement after return", "__kernel void k(__global float *a) { return; a[0] = 1.0f; }\n", "k.cl:1:46: statements after return are never run"},
 		{"return value", body("    return 1;"), "k.cl:3:5: a kernel returns void"},
 		{"constant assigned", "__kernel void k(__constant float *c) { c[0] = 1.0f; }\n", "k.cl:1:40: c is in constant memory and cannot be assigned"},

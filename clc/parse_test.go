@@ -95,6 +95,18 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestTypedef checks that a typedef of the source names its type.
+func TestTypedef(t *testing.T) {
+	src := "typedef float real;\ntypedef int index_t;\n__kernel void k(__global real *a, index_t n) {\n    index_t i = get_global_id(0);\n    real x = a[i];\n    if (i < n) a[i] = x * 2.0f;\n}\n"
+	k, err := clc.Parse("k.cl", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ast.String(k), "kernel k(global float a[], int n) {\n  compute {\n    float x = a[idx];\n    if (idx < n) {\n      a[idx] = x * 2.0f;\n    }\n  }\n}"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestParams checks the kernel's name and arguments.
 func TestParams(t *testing.T) {
 	src := "__kernel void f(__global float *restrict a, __global const double *b, const __global int *c,\n" +
