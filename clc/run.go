@@ -8,23 +8,49 @@ import (
 )
 
 // Run builds the OpenCL C source src on the session's device and runs its
-// kernel name once over the global domain (x first) in work-groups of
-// local (nil: the implementation chooses). args are the kernel's arguments
-// in order: []float32, []float64 or []int32 host data for an array, which
-// is copied to the device and, after the run, back into the same slice;
-// int32, float32 or float64 for a scalar. It returns the kernel's time in
-// nanoseconds. This is how a kernel written in OpenCL C runs as written,
-// the reference its optimized variants are checked against.
+// kernel name once: Build, then Program.Run.
 func Run(s *opencl.Session, src, name string, args []any, global, local []int) (ns int64, err error) {
+	p, err := Build(s, src)
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	return p.Run(name, args, global, local)
+}
+
+// Program is OpenCL C built for one session's device, whose kernels run
+// on host data.
+type Program struct {
+	s    *opencl.Session
+	prog *opencl.Program
+}
+
+// Build builds the OpenCL C source src on the session's device.
+func Build(s *opencl.Session, src string) (*Program, error) {
+	prog, err := s.Context.Build(src, "")
+	if err != nil {
+		return nil, fmt.Errorf("clc: building: %v", err)
+	}
+	return &Program{s: s, prog: prog}, nil
+}
+
+// Close releases the program.
+func (p *Program) Close() error { return p.prog.Close() }
+
+// Run runs the program's kernel name once over the global domain (x
+// first) in work-groups of local (nil: the implementation chooses). args
+// are the kernel's arguments in order: []float32, []float64 or []int32
+// host data for an array, which is copied to the device and, after the
+// run, back into the same slice; int32, float32 or float64 for a scalar.
+// It returns the kernel's time in nanoseconds. This is how a kernel
+// written in OpenCL C runs as written, the reference its optimized
+// variants are checked against.
+func (p *Program) Run(name string, args []any, global, local []int) (ns int64, err error) {
 	fail := func(format string, a ...any) (int64, error) {
 		return 0, fmt.Errorf("clc: running kernel %s: %s", name, fmt.Sprintf(format, a...))
 	}
-	prog, err := s.Context.Build(src, "")
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer prog.Close()
-	k, err := prog.Kernel(name)
+	s := p.s
+	k, err := p.prog.Kernel(name)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -1,7 +1,9 @@
 package delinear_test
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/hplopt/hplopt/ast"
@@ -94,65 +96,87 @@ func TestSameResults(t *testing.T) {
 				if (i < 4 && j < 3 && l < 2) a[l*n + j*4 + i] = (float)(i + 10*j + 100*l);
 			}`), []int{4, 3, 2}, map[string]float64{"n": 12}, map[string][]int{"a": {2, 3, 4}}},
 	}
+	// Every kernel, as written and delinearized, goes into one program:
+	// one build.
+	type run struct {
+		name      string
+		orig, del *ast.Kernel
+		want, got []any
+		global    []int
+	}
+	var runs []*run
+	var src strings.Builder
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			values := map[string]int64{}
-			for name, v := range c.scalars {
-				values[name] = int64(v)
-			}
-			for d, g := range c.global {
-				values[(&ast.Special{Kind: ast.GlobalSize, Dim: d}).Name()] = int64(g)
-			}
-			r, err := delinear.Delinearize(c.kernel, delinear.Options{Values: values, Shapes: c.shapes})
-			if err != nil {
-				t.Fatal(err)
-			}
-			shapes, err := r.Shapes(values)
-			if err != nil {
-				t.Fatal(err)
-			}
-			orig, del := ast.Clone(c.kernel), ast.Clone(r.Kernel)
-			flat := map[string][]int{}
-			multi := false
-			for _, p := range del.Params {
-				if p.Rank > 0 {
-					p.Extents = shapes[p.Name]
-					n := 1
-					for _, e := range shapes[p.Name] {
-						n *= e
-					}
-					flat[p.Name] = []int{n}
-					multi = multi || p.Rank > 1
+	for i, c := range cases {
+		values := map[string]int64{}
+		for name, v := range c.scalars {
+			values[name] = int64(v)
+		}
+		for d, g := range c.global {
+			values[(&ast.Special{Kind: ast.GlobalSize, Dim: d}).Name()] = int64(g)
+		}
+		r, err := delinear.Delinearize(c.kernel, delinear.Options{Values: values, Shapes: c.shapes})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		shapes, err := r.Shapes(values)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		orig, del := ast.Clone(c.kernel), ast.Clone(r.Kernel)
+		orig.Name = fmt.Sprintf("k%d_written", i)
+		del.Name = fmt.Sprintf("k%d_delinearized", i)
+		flat := map[string][]int{}
+		multi := false
+		for _, p := range del.Params {
+			if p.Rank > 0 {
+				p.Extents = shapes[p.Name]
+				n := 1
+				for _, e := range shapes[p.Name] {
+					n *= e
 				}
+				flat[p.Name] = []int{n}
+				multi = multi || p.Rank > 1
 			}
-			if !multi {
-				t.Fatalf("no array was delinearized:\n%s", describe(r))
+		}
+		if !multi {
+			t.Fatalf("%s: no array was delinearized:\n%s", c.name, describe(r))
+		}
+		for _, p := range orig.Params {
+			if p.Rank > 0 {
+				p.Extents = flat[p.Name]
 			}
-			for _, p := range orig.Params {
-				if p.Rank > 0 {
-					p.Extents = flat[p.Name]
-				}
-			}
-			want, err := clc.Inputs(orig, flat, c.scalars, rng)
+		}
+		for _, k := range []*ast.Kernel{orig, del} {
+			s, err := codegen.Source(k)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", c.name, err)
 			}
-			got := clc.Copy(want)
-			for _, run := range []struct {
+			src.WriteString(s)
+		}
+		want, err := clc.Inputs(orig, flat, c.scalars, rng)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		runs = append(runs, &run{name: c.name, orig: orig, del: del, want: want, got: clc.Copy(want), global: c.global})
+	}
+	prog, err := clc.Build(s, src.String())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src.String())
+	}
+	defer prog.Close()
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			for _, x := range []struct {
 				k    *ast.Kernel
 				args []any
-			}{{orig, want}, {del, got}} {
-				src, err := codegen.Source(run.k)
-				if err != nil {
+			}{{r.orig, r.want}, {r.del, r.got}} {
+				if _, err := prog.Run(x.k.Name, x.args, r.global, nil); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := clc.Run(s, src, run.k.Name, run.args, c.global, nil); err != nil {
-					t.Fatalf("%v\n%s", err, src)
-				}
 			}
-			if err := clc.Compare(orig, want, got, 0); err != nil {
-				t.Errorf("%v\n%s", err, ast.String(del))
+			if err := clc.Compare(r.orig, r.want, r.got, 0); err != nil {
+				t.Errorf("%v\n%s", err, ast.String(r.del))
 			}
 		})
 	}
