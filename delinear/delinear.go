@@ -309,9 +309,9 @@ func Delinearize(k *ast.Kernel, opts Options) (res *Result, err error) {
 		}
 	}
 	for _, p := range d.k.Params {
-		if dec := decisions[p.Name]; dec != nil {
+		if dec := decisions[p.Name]; dec != nil && dec.rank != p.Rank {
 			p.Rank = dec.rank
-			p.Extents = nil
+			p.Extents = nil // a specialized kernel's extents no longer fit
 		}
 	}
 	d.dropUnused()
@@ -426,7 +426,8 @@ func (d *delin) positive(step poly) bool {
 
 // invariant reports whether p, the value of a private int at its
 // declaration, is the same wherever the variable is visible: it reads no
-// opaque atom, and only counters of loops around the declaration.
+// opaque atom, and only counters of loops around the declaration that
+// their bodies do not assign.
 func (d *delin) invariant(p poly, s *site) bool {
 	for m := range p {
 		for _, f := range factors(m) {
@@ -434,7 +435,7 @@ func (d *delin) invariant(p poly, s *site) bool {
 			case opaqueAtom:
 				return false
 			case indexAtom:
-				if id, ok := d.atoms[f].expr.(*ast.Ident); ok && d.loopOf(id.Name, s) == nil {
+				if id, ok := d.atoms[f].expr.(*ast.Ident); ok && (d.loopOf(id.Name, s) == nil || d.setInto[id.Name]) {
 					return false
 				}
 			}
@@ -814,11 +815,7 @@ func (d *delin) within(q, ext poly, s *site) (ok, open bool) {
 		}
 		return false, open
 	}
-	var lows []poly
-	for _, l := range d.extremes(q, s, false, 0) {
-		lows = append(lows, l)
-	}
-	if ok, open := check(lows); !ok {
+	if ok, open := check(d.extremes(q, s, false, 0)); !ok {
 		return false, open
 	}
 	var highs []poly

@@ -7,6 +7,7 @@ import (
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/clc"
 	"github.com/hplopt/hplopt/delinear"
+	"github.com/hplopt/hplopt/hpl"
 )
 
 // parse reads an OpenCL C kernel for the tests.
@@ -195,5 +196,35 @@ func TestDelinearize(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCounterAssignedInBody checks a DSL kernel whose loop body assigns
+// its counter: the counter has no range, and a private int computed from
+// it before the assignment is not followed (b[t + idx] is not b[j][idx]).
+func TestCounterAssignedInBody(t *testing.T) {
+	k := hpl.MustKernel("skip", func(k *hpl.K) {
+		a := k.Array("a", hpl.Float32, 1)
+		b := k.Array("b", hpl.Float32, 1)
+		n := k.Scalar("n", hpl.Int32)
+		j := k.Int("j")
+		k.Compute(func() {
+			k.For(j, 0, n, func() {
+				t := k.Int("t", j.Mul(n))
+				k.AddTo(j, 1)
+				k.Set(a.At(hpl.Idx.Mul(n).Add(j)), 1.0)
+				k.Set(b.At(t.Add(hpl.Idx)), 2.0)
+			})
+		})
+	})
+	r, err := delinear.Delinearize(k.AST(), delinear.Options{Values: map[string]int64{"n": 8, "szx": 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := r.Array("a"); a.Rank != 1 || a.Linear == "" {
+		t.Errorf("a is %d-dimensional, want linear:\n%s", a.Rank, describe(r))
+	}
+	if got := refs(r.Kernel); got != "a[idx * n + j] b[t + idx]" {
+		t.Errorf("references %s", got)
 	}
 }
