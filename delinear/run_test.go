@@ -49,16 +49,9 @@ var (
 
 // TestSameResults runs kernels as written and delinearized on the device,
 // on the same random data, and compares every array: a delinearization
-// never changes what a kernel computes.
+// never changes what a kernel computes. It also checks, for every
+// work-item, that the delinearized subscripts stay within their extents.
 func TestSameResults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two programs per kernel on the device")
-	}
-	s, err := opencl.Open("")
-	if err != nil {
-		t.Skipf("no OpenCL device: %v", err)
-	}
-	defer s.Close()
 	cases := []struct {
 		name    string
 		kernel  *ast.Kernel
@@ -154,12 +147,24 @@ func TestSameResults(t *testing.T) {
 			}
 			src.WriteString(s)
 		}
+		b := &bounds{k: del, global: c.global, values: values}
+		if b.run(); len(b.errs) > 0 {
+			t.Errorf("%s: %s", c.name, strings.Join(b.errs, "\n"))
+		}
 		want, err := clc.Inputs(orig, flat, c.scalars, rng)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		runs = append(runs, &run{name: c.name, orig: orig, del: del, want: want, got: clc.Copy(want), global: c.global})
 	}
+	if testing.Short() {
+		t.Skip("builds a program on the device")
+	}
+	s, err := opencl.Open("")
+	if err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	defer s.Close()
 	prog, err := clc.Build(s, src.String())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src.String())
