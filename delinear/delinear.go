@@ -32,6 +32,20 @@
 // subscript, strides that do not nest, a part that may leave its row) keeps
 // its linear subscripts, with the reason in Array.Linear, and is analysed
 // as before.
+//
+// Limits: all references to an array must split along the same strides,
+// else the array stays linear; strides are either products of scalars or,
+// when no scalar multiplies an id or counter, constants (an array indexed
+// a[4*i*n + 4*k + c] mixes both and stays linear); arrays get at most three
+// dimensions. Guards are read from conditions that are conjunctions (&&) of
+// integer comparisons isolating one id or counter with coefficient 1 (i <
+// n, x + 1 < nx, j >= i); an else branch is bounded only by a single
+// negated comparison. Ranges through division, modulo, min, max or array
+// reads are unknown. Private ints are followed when set once, at their
+// declaration, from scalars, ids and the counters of the loops around them.
+// The outermost extent is the smallest bound found (a stencil writing rows
+// 1 to ny-2 gets ny-1 rows), an expression with min and max where bounds
+// differ by more than a constant.
 package delinear
 
 import (
