@@ -8,6 +8,8 @@ import (
 	"github.com/hplopt/hplopt/clc"
 	"github.com/hplopt/hplopt/delinear"
 	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/patterns"
 )
 
 // parse reads an OpenCL C kernel for the tests.
@@ -226,5 +228,39 @@ func TestCounterAssignedInBody(t *testing.T) {
 	}
 	if got := refs(r.Kernel); got != "a[idx * n + j] b[t + idx]" {
 		t.Errorf("references %s", got)
+	}
+}
+
+// TestDSLPatterns checks that the paper's MATMUL written with the DSL on
+// flat arrays, delinearized, gets the access-pattern table of the
+// benchmark written on two-dimensional arrays.
+func TestDSLPatterns(t *testing.T) {
+	flat := hpl.MustKernel("mxm", func(k *hpl.K) {
+		c := k.Array("c", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 1)
+		b := k.Array("b", hpl.Float32, 1)
+		limk := k.Scalar("limk", hpl.Int32)
+		i := k.Int("k")
+		k.Compute(func() {
+			k.Set(c.At(hpl.Idy.Mul(hpl.Szx).Add(hpl.Idx)), 0.0)
+			k.For(i, 0, limk, func() {
+				k.AddTo(c.At(hpl.Idy.Mul(hpl.Szx).Add(hpl.Idx)), a.At(hpl.Idy.Mul(limk).Add(i)).Mul(b.At(i.Mul(hpl.Szx).Add(hpl.Idx))))
+			})
+		})
+	})
+	r, err := delinear.Delinearize(flat.AST(), delinear.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := patterns.Analyze(r.Kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := patterns.Analyze(kernels.MatMul.AST())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("the flat kernel's table\n%s\nthe benchmark's\n%s", got, want)
 	}
 }
