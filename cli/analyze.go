@@ -72,7 +72,7 @@ func analyzeVerb(c *command, args []string, stdout, stderr io.Writer) int {
 	if err := prob.Analyze(); err != nil {
 		return fail(err)
 	}
-	names, err := prob.VariantInts()
+	names, err := transforms.BoundInts(prob)
 	if err != nil {
 		return fail(err)
 	}

@@ -39,7 +39,7 @@ func TestReach(t *testing.T) {
 	fmt.Fprintln(&table, "nest: the loops of transforms.LoopLengths (the largest trip count of a triangular loop);")
 	fmt.Fprintln(&table, "tw0/uf/lmem: in the search space, and whether a setting with it (tw0 half the loop, uf=2,")
 	fmt.Fprintln(&table, "lmem=1 with that tile) is legal; staged: the arrays that setting holds in local memory;")
-	fmt.Fprintln(&table, "ints: the int arguments the variants' code depends on (transforms.Problem.VariantInts);")
+	fmt.Fprintln(&table, "ints: the int arguments the variants' code depends on (transforms.BoundInts);")
 	fmt.Fprintln(&table, "limits: what the passes do not take.")
 	fmt.Fprintln(&table)
 	fmt.Fprintln(&table, "| kernel | arrays (analysis) | loops (analysis) | nest | tw0 | uf | lmem | staged | ints | limits |")
@@ -127,7 +127,7 @@ func reach(t *testing.T, b *kernels.Benchmark) reachRow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ints, err := prob.VariantInts()
+	ints, err := transforms.BoundInts(prob)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -314,7 +314,7 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 		w.resend = true
 		w.mu.Unlock()
 	}
-	res := autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Cost: r.Cost}
+	res := autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Times: r.Times, Cost: r.Cost}
 	if r.Msg != "" {
 		res.Err = errors.New(r.Msg)
 	}

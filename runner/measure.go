@@ -436,7 +436,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack
 	}
 	cost.Run = time.Since(built)
 	if !readBack {
-		return autotune.Result{Outcome: autotune.OK, Ms: median(times), Cost: cost}, nil, false
+		return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, nil, false
 	}
 	got = make([]Arg, len(m.prob.Args))
 	for _, i := range m.outs {
@@ -461,7 +461,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack
 		got[i] = g
 	}
 	cost.Run = time.Since(built)
-	return autotune.Result{Outcome: autotune.OK, Ms: median(times), Cost: cost}, got, false
+	return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, got, false
 }
 
 // hasWant reports whether the expected outputs are set.
@@ -490,17 +490,17 @@ func (m *Measurer) check(res autotune.Result) autotune.Result {
 			got, err := m.readChunk(i, lo, hi)
 			if err != nil {
 				m.inputsStale = true
-				return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: reading %s back: %v", a.Name, err), Cost: res.Cost}
+				return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: reading %s back: %v", a.Name, err), Cost: res.Cost, Times: res.Times}
 			}
 			want, err := m.wantChunk(i, lo, hi)
 			if err != nil {
-				return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: reading the expected %s: %v", a.Name, err), Cost: res.Cost}
+				return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: reading the expected %s: %v", a.Name, err), Cost: res.Cost, Times: res.Times}
 			}
 			t.add(tallyScaled(&got, &want, m.tols[i]), lo)
 		}
 		if err := t.err(a.Name, a.Dims, a.Type, m.tols[i], n); err != nil {
 			m.inputsStale = true
-			return autotune.Result{Outcome: autotune.Wrong, Err: fmt.Errorf("runner: wrong result: %v", err), Cost: res.Cost}
+			return autotune.Result{Outcome: autotune.Wrong, Err: fmt.Errorf("runner: wrong result: %v", err), Cost: res.Cost, Times: res.Times}
 		}
 	}
 	return res

@@ -102,19 +102,22 @@ func (s *state) loopOf(f *ast.For) int {
 	return -1
 }
 
-// VariantInts returns the names of the int arguments whose values the
-// passes write into the variants' code, sorted: those in the bounds of the
-// main compute loop nest (tiling makes them constants) and in the
+// BoundInts returns the names of the int arguments (keys of prob.Ints)
+// whose values the passes write into the variants' code, sorted: those in
+// the bounds of the main compute loop nest (tiling makes them constants,
+// and the loop lengths a search space is built from read them) and in the
 // subscripts of the arrays that local-memory staging or private-memory
-// promotion may rewrite (their offsets become constants, as a[i][k] with k
-// = 6 becomes l_a[...][6 - ...]). Every other int argument reaches a variant
-// as the kernel's argument, unchanged: two problems that differ only in the
-// values of those have the same variants, so a tuning of one serves the
-// other (a record of tunings keys a problem on the values of VariantInts
-// only). The list depends on the kernel, not on the values of prob.Ints
-// (given that they keep the analysis the same).
-func (p *Problem) VariantInts() ([]string, error) {
-	s, err := newState(p, Baseline(p))
+// promotion may rewrite (their offsets become constants, as q[i][k] with k
+// = 6 becomes l_q[i - i_t][0] after a copy from q[...][6]). Every other int
+// argument reaches a variant as the kernel's argument, unchanged, like the
+// float ones: two problems that differ only in the values of those (a time
+// step t in fict[t], a bound n in a guard) have the same variants, so that
+// a record of tunings keys a problem on the values of BoundInts only. The
+// list depends on the kernel, not on the values of prob.Ints (given that
+// they keep the analysis the same). With no nest and nothing to stage or
+// promote, it is empty.
+func BoundInts(prob *Problem) ([]string, error) {
+	s, err := newState(prob, Baseline(prob))
 	if err != nil {
 		return nil, err
 	}

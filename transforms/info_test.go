@@ -148,11 +148,11 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
-// TestVariantInts checks Problem.VariantInts on the benchmarks and the
+// TestBoundIntsSuite checks BoundInts on the benchmarks and the
 // suite: the int arguments it leaves out may take other values without
 // changing a variant's code, for random legal settings; and on kernels
 // whose lists are known.
-func TestVariantInts(t *testing.T) {
+func TestBoundIntsSuite(t *testing.T) {
 	want := map[string]string{
 		"matmul":         "limk",
 		"mv":             "m",
@@ -166,12 +166,12 @@ func TestVariantInts(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, b := range append(kernels.All(), kernels.Suite()...) {
 		prob := benchProblem(t, b, b.Sizes["tiny"])
-		names, err := prob.VariantInts()
+		names, err := transforms.BoundInts(prob)
 		if err != nil {
 			t.Fatalf("%s: %v", b.Name, err)
 		}
 		if w, ok := want[b.Name]; ok && strings.Join(names, " ") != w {
-			t.Errorf("%s: VariantInts = %q, want %q", b.Name, names, w)
+			t.Errorf("%s: BoundInts = %q, want %q", b.Name, names, w)
 		}
 		in := map[string]bool{}
 		for _, n := range names {
@@ -203,7 +203,7 @@ func TestVariantInts(t *testing.T) {
 			legal++
 			again, err := applySource(&changed, p)
 			if err != nil || again != src {
-				t.Fatalf("%s %s: changing %v (not in VariantInts %v) changes the variant: %v\n%s\n%s", b.Name, p, others, names, err, src, again)
+				t.Fatalf("%s %s: changing %v (not in BoundInts %v) changes the variant: %v\n%s\n%s", b.Name, p, others, names, err, src, again)
 			}
 		}
 	}
