@@ -80,6 +80,9 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Reps > 1 {
+		inst.KeepInitial()
+	}
 	res := &runResult{Device: info.Name, Global: inst.Global, Local: cfg.Local}
 	if cfg.Global != nil {
 		res.Global = cfg.Global

@@ -162,7 +162,7 @@ func (b *Benchmark) defined(in *Instance, seed int64) error {
 		}
 		in.output(p.Name, a)
 		if read[p.Name] && p.Type == ast.Float {
-			in.resets = append(in.resets, filled{arr: a, data: append([]float32(nil), a.ReadFloat32s()...)})
+			in.keep = append(in.keep, a)
 		}
 	}
 	if data.Reference != nil {

@@ -258,15 +258,30 @@ type Instance struct {
 	// reference is the Reference of a program's own kernel (Data), which
 	// Check compares with; nil when it has none, or for a built-in one.
 	reference func() map[string][]float32
+	// keep lists the arrays of a program's own kernel whose initial
+	// contents KeepInitial copies.
+	keep []*hpl.Array
+}
+
+// KeepInitial keeps what Reset needs: for a program's own kernel
+// (Define), a copy of the initial contents of the float32 outputs the
+// kernel also reads (an instance that is only tuned does without it); the
+// built-in kernels make theirs again from the seed.
+func (in *Instance) KeepInitial() {
+	for _, a := range in.keep {
+		in.resets = append(in.resets, filled{arr: a, data: append([]float32(nil), a.ReadFloat32s()...)})
+	}
+	in.keep = nil
 }
 
 // Reset gives the outputs that the kernel also reads (syrk's c) their
 // initial contents again, so that the kernel can run again on the same
 // input; the next run uploads them. The other outputs need no reset: the
-// kernel overwrites every element.
+// kernel overwrites every element. A program's own kernel needs
+// KeepInitial first.
 func (in *Instance) Reset() {
 	for _, r := range in.resets {
-		copy(r.arr.Float32s(), r.data)
+		r.fill(r.arr.Float32s())
 	}
 }
 
@@ -303,7 +318,8 @@ func (b *Benchmark) Instance(s Size, seed int64) (*Instance, error) {
 		}
 		return in, nil
 	}
-	b.setup(in, &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))})
+	src := rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)
+	b.setup(in, &gen{src: src, r: rand.New(src)})
 	in.Reference = func() map[string][]float32 {
 		out := in.blank()
 		in.each(in.allPoints(), func(_ int, out0, off int, want, _ float64) {
@@ -507,15 +523,24 @@ func unflatten(off int, dims []int) []int {
 // ---- helpers ----
 
 // gen makes the pseudo-random inputs of an instance.
-type gen struct{ r *rand.Rand }
+type gen struct {
+	src *rand.PCG
+	r   *rand.Rand
+}
 
 // filled is a new input array and its initial data, which the reference
-// reads: the array's own host memory for an array the kernel only reads
-// (so that a large instance is not held twice), a private copy for one it
-// also writes (resettable).
+// reads. For an array the kernel only reads, data is the array's own host
+// memory. An output the kernel also reads (syrk's c) holds no copy of its
+// initial data, so that a large instance is not held twice: its data is
+// nil and initial makes it again from the generator's state before the
+// array was filled (resettable).
 type filled struct {
-	arr  *hpl.Array
-	data []float32
+	arr    *hpl.Array
+	data   []float32
+	lo, hi float64
+	state  rand.PCG   // the generator before the array was filled
+	again  *[]float32 // the data made again, once (resettable's initial)
+	once   *sync.Once
 }
 
 // uniform returns a float32 array of the given extents (slowest first)
@@ -523,17 +548,48 @@ type filled struct {
 // passes an array the kernel writes through resettable.
 func (g *gen) uniform(lo, hi float64, ext ...int) filled {
 	a := hpl.NewArray(hpl.Float32, ext...)
+	f := filled{arr: a, lo: lo, hi: hi, state: *g.src}
 	v := a.Float32s()
 	for i := range v {
 		v[i] = float32(lo + (hi-lo)*g.r.Float64())
 	}
-	return filled{arr: a, data: v}
+	f.data = v
+	return f
 }
 
-// resettable gives f, an output the kernel also reads (syrk's c), a
-// private copy of its initial data, for the reference and for Reset.
+// fill writes f's initial data into v: made again from the generator's
+// state, or, for a program's own array (Define), copied from the data kept.
+func (f *filled) fill(v []float32) {
+	if f.once == nil {
+		copy(v, f.data)
+		return
+	}
+	st := f.state
+	r := rand.New(&st)
+	for i := range v {
+		v[i] = float32(f.lo + (f.hi-f.lo)*r.Float64())
+	}
+}
+
+// initial returns f's initial data: made again, once, for a resettable
+// array, whose memory the kernel overwrites.
+func (f filled) initial() []float32 {
+	if f.once == nil {
+		return f.data
+	}
+	f.once.Do(func() {
+		v := make([]float32, f.arr.Len())
+		f.fill(v)
+		*f.again = v
+	})
+	return *f.again
+}
+
+// resettable marks f as an output the kernel also reads (syrk's c): Reset
+// gives it its initial data again, and the reference reads that data with
+// initial, both made again from the generator rather than kept.
 func (in *Instance) resettable(f filled) filled {
-	f.data = append([]float32(nil), f.data...)
+	f.data, f.again, f.once = nil, new([]float32), new(sync.Once)
 	in.resets = append(in.resets, f)
 	return f
 }

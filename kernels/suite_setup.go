@@ -212,8 +212,9 @@ func setupFDTDEy(in *Instance, g *gen) {
 	ey = in.resettable(ey)
 	in.FLOPs = 3 * float64(n*m)
 	in.Bytes = 12 * float64(n*m)
-	e, h, f := ey.data, hz.data, float64(fict.data[fdtdStep])
+	h, f := hz.data, float64(fict.data[fdtdStep])
 	in.point = func(p []int, emit emitFunc) {
+		e := ey.initial()
 		x, y := p[0], p[1]
 		if y == 0 {
 			emit(0, x, f, math.Abs(f))
@@ -235,8 +236,9 @@ func setupFDTDHz(in *Instance, g *gen) {
 	hz = in.resettable(hz)
 	in.FLOPs = 5 * float64(n*m)
 	in.Bytes = 16 * float64(n*m)
-	h, ev, yv, wt := hz.data, ex.data, ey.data, float64(fdtdHzWeight)
+	ev, yv, wt := ex.data, ey.data, float64(fdtdHzWeight)
 	in.point = func(p []int, emit emitFunc) {
+		h := hz.initial()
 		x, y := p[0], p[1]
 		i := y*m + x
 		h0 := float64(h[i])
@@ -288,8 +290,9 @@ func setupGSUpdate(in *Instance, g *gen) {
 	a = in.resettable(a)
 	in.FLOPs = 2 * float64(n) * float64(m-k-1)
 	in.Bytes = 4 * float64(2*n*(m-k)+n+m)
-	av, qv, rv := a.data, q.data, r.data
+	qv, rv := q.data, r.data
 	in.point = func(p []int, emit emitFunc) {
+		av := a.initial()
 		x, y := p[0], p[1]
 		if j := x + k + 1; j < m {
 			a0, t := float64(av[y*m+j]), float64(qv[y*m+k])*float64(rv[k*m+j])
@@ -418,8 +421,9 @@ func setupSaxpy(in *Instance, g *gen) {
 	y = in.resettable(y)
 	in.FLOPs = 2 * float64(n)
 	in.Bytes = 12 * float64(n)
-	yv, xv := y.data, x.data
+	xv := x.data
 	in.point = func(p []int, emit emitFunc) {
+		yv := y.initial()
 		i := p[0]
 		t, y0 := saxpyAlpha*float64(xv[i]), float64(yv[i])
 		emit(0, i, t+y0, math.Abs(t)+math.Abs(y0))
