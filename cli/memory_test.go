@@ -41,7 +41,7 @@ func maybeMemoryRun() {
 			select {
 			case <-done:
 				return
-			case <-time.After(10 * time.Millisecond):
+			case <-time.After(20 * time.Millisecond):
 			}
 		}
 	}()
@@ -71,21 +71,15 @@ func statusKB(pid, key string) int {
 	return -1
 }
 
-// children lists the processes whose parent is this one.
+// children lists the processes whose parent is this one, from the
+// children files of its threads (not by scanning /proc, whose garbage
+// would count in the peak being measured).
 func children() []string {
-	self := strconv.Itoa(os.Getpid())
-	ents, _ := os.ReadDir("/proc")
+	tasks, _ := os.ReadDir("/proc/self/task")
 	var out []string
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 2 && f[1] == self {
-			out = append(out, e.Name())
-		}
+	for _, t := range tasks {
+		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		out = append(out, strings.Fields(string(b))...)
 	}
 	return out
 }
