@@ -108,3 +108,31 @@ func TestBenchVerb(t *testing.T) {
 		t.Errorf("remade report:\n%s", md)
 	}
 }
+
+// TestBenchKernels reads --kernels: names, a source's name for all of its
+// kernels, all of them, and by default the first source's.
+func TestBenchKernels(t *testing.T) {
+	for _, tc := range []struct {
+		flag  []string
+		count int
+		first string
+	}{
+		{nil, 8, "conv1d"},
+		{[]string{"--kernels", "paper"}, 8, "conv1d"},
+		{[]string{"--kernels", "suite"}, 17, "mv"},
+		{[]string{"--kernels", "all"}, 25, "conv1d"},
+		{[]string{"--kernels", "stencil2d,paper,stencil2d"}, 9, "stencil2d"},
+	} {
+		cfg, _, err := parseBench(builtins, append(tc.flag, "--sizes", "S"))
+		if err != nil || len(cfg.Kernels) != tc.count || cfg.Kernels[0].Name != tc.first {
+			n := 0
+			if cfg != nil {
+				n = len(cfg.Kernels)
+			}
+			t.Errorf("%v: %d kernels, %v; want %d from %s", tc.flag, n, err, tc.count, tc.first)
+		}
+	}
+	if _, _, err := parseBench(builtins, []string{"--kernels", "gemm"}); err == nil || !strings.Contains(err.Error(), `no kernel "gemm"`) {
+		t.Errorf("--kernels gemm: %v", err)
+	}
+}
