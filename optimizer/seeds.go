@@ -32,8 +32,15 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 			3: {{[3]int{1, 2, 2}, [3]int{16, 1, 2}, 4, 0, 0, 0, 8}, {[3]int{1, 4, 4}, [3]int{16, 1, 4}, 4, 8, 0, 1, 8}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1}},
 		}
 	}
+	list := shapes[len(domain)]
+	if cpu && len(loops) == 0 {
+		// Without compute loops, PoCL's best shapes are wide work-groups of
+		// one point per work-item: that seed first, for short budgets.
+		last := len(list) - 1
+		list = append([]shape{list[last]}, list[:last]...)
+	}
 	var out []map[string]int
-	for _, sh := range shapes[len(domain)] {
+	for _, sh := range list {
 		m := map[transforms.Name]int{transforms.FullUnroll: 1, transforms.Interleave: 1, transforms.VW: sh.vw, transforms.LMem: sh.lmem, transforms.LCopy: sh.lcopy, transforms.UF: sh.uf}
 		for d, n := range domain {
 			lsz, bsz := min(sh.local[d], n), min(sh.block[d], n)

@@ -39,35 +39,10 @@ func (s *state) assemble() *ast.Block {
 		}
 	}
 	inner = append(inner, s.perPoint(concat(s.private.loads, s.pre))...)
-	if len(s.loops) > 0 {
-		var nest ast.Stmt
-		for i := len(s.loops) - 1; i >= 0; i-- {
-			e := s.loops[i].elem
-			if nest == nil {
-				e.Body = ast.NewBlock(s.perPoint(s.body, s.pointBounds()...)...)
-			} else {
-				e.Body = ast.NewBlock(nest)
-			}
-			nest = e
-		}
-		list := []ast.Stmt{nest}
-		if len(s.local.copies) > 0 {
-			list = append(append(append([]ast.Stmt{}, s.local.copies...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
-		}
-		for i := len(s.loops) - 1; i >= 0; i-- {
-			l := s.loops[i]
-			if l.split {
-				lo, hi := ast.CloneExpr(l.Lo), ast.CloneExpr(l.Hi)
-				if l.lower != nil {
-					lo = s.groupBound(l.lower, false)
-				}
-				if l.upper != nil {
-					hi = s.groupBound(l.upper, true)
-				}
-				list = []ast.Stmt{ast.Loop(ast.TileLoop, l.tile, lo, hi, ast.IntConst(int64(l.T)), list...)}
-			}
-		}
-		inner = append(inner, list...)
+	if s.outer != nil {
+		inner = append(inner, s.outerLoop())
+	} else if len(s.loops) > 0 {
+		inner = append(inner, s.nestCode()...)
 	}
 	inner = append(inner, s.perPoint(concat(s.post, s.private.stores))...)
 	if repeat {
@@ -84,6 +59,61 @@ func (s *state) assemble() *ast.Block {
 		}
 	}
 	return ast.NewBlock(concat(s.local.decls, s.hoisted, s.private.decls, out)...)
+}
+
+// outerLoop is the outer loop around the nest: over the work-group's range
+// of its bounds (the same for all its work-items, so that the nest's tiles
+// may hold barriers), its statements before and after the nest run per
+// point, each point within its own bounds.
+func (s *state) outerLoop() ast.Stmt {
+	o := s.outer
+	conds := s.bounds(o)
+	lo, hi := ast.CloneExpr(o.Lo), ast.CloneExpr(o.Hi)
+	if o.lower != nil {
+		lo = s.groupBound(o.lower, false)
+	}
+	if o.upper != nil {
+		hi = s.groupBound(o.upper, true)
+	}
+	body := concat(s.perPoint(s.opre, conds...), s.nestCode(), s.perPoint(s.opost, cloneAll(conds)...))
+	return ast.Loop(ast.UserLoop, o.Var, lo, hi, ast.IntConst(1), body...)
+}
+
+// nestCode is the nest: the tile loops with the local-memory copies between
+// barriers around the element loops, whose body runs per point.
+func (s *state) nestCode() []ast.Stmt {
+	var nest ast.Stmt
+	for i := len(s.loops) - 1; i >= 0; i-- {
+		e := s.loops[i].elem
+		if nest == nil {
+			more := s.pointBounds()
+			if s.outer != nil {
+				more = append(more, s.bounds(s.outer)...)
+			}
+			e.Body = ast.NewBlock(s.perPoint(s.body, more...)...)
+		} else {
+			e.Body = ast.NewBlock(nest)
+		}
+		nest = e
+	}
+	list := []ast.Stmt{nest}
+	if len(s.local.copies) > 0 {
+		list = append(append(append([]ast.Stmt{}, s.local.copies...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
+	}
+	for i := len(s.loops) - 1; i >= 0; i-- {
+		l := s.loops[i]
+		if l.split {
+			lo, hi := ast.CloneExpr(l.Lo), ast.CloneExpr(l.Hi)
+			if l.lower != nil {
+				lo = s.groupBound(l.lower, false)
+			}
+			if l.upper != nil {
+				hi = s.groupBound(l.upper, true)
+			}
+			list = []ast.Stmt{ast.Loop(ast.TileLoop, l.tile, lo, hi, ast.IntConst(int64(l.T)), list...)}
+		}
+	}
+	return list
 }
 
 // perPoint wraps stmts in the loops over the points of a block, with a

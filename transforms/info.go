@@ -104,7 +104,8 @@ func (s *state) loopOf(f *ast.For) int {
 
 // BoundInts returns the names of the int arguments (keys of prob.Ints)
 // whose values the passes write into the variants' code, sorted: those in
-// the bounds of the main compute loop nest (tiling makes them constants,
+// the bounds of the main compute loop nest and of its outer loop (tiling
+// makes them constants,
 // and the loop lengths a search space is built from read them) and in the
 // subscripts of the arrays that local-memory staging or private-memory
 // promotion may rewrite (their offsets become constants, as q[i][k] with k
@@ -133,7 +134,11 @@ func BoundInts(prob *Problem) ([]string, error) {
 			}
 		}
 	}
-	for _, l := range s.loops {
+	loops := s.loops
+	if s.outer != nil {
+		loops = append([]*nestLoop{s.outer}, loops...)
+	}
+	for _, l := range loops {
 		for _, e := range []ast.Expr{l.Lo, l.Hi} {
 			ast.Inspect(e, func(n ast.Node) bool {
 				if id, ok := n.(*ast.Ident); ok && isInt(id.Name) {

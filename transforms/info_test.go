@@ -161,7 +161,7 @@ func TestBoundIntsSuite(t *testing.T) {
 		"fdtd-ey":        "",    // fict[t] is read as written
 		"jacobi2d":       "",    // n is in the guard only
 		"saxpy":          "",    // as n
-		"covariance-tri": "m",   // the upper bound of the triangular loop
+		"covariance-tri": "m n", // the bounds of the outer loop j2 and of the nest i
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, b := range append(kernels.All(), kernels.Suite()...) {

@@ -17,11 +17,27 @@ import (
 // join pre, its body is split as the compute section would be, and its
 // condition, kept in guard, is tested again for every point wherever a
 // part runs (perPoint).
+//
+// When the first loop's body holds other statements around a loop (for
+// (j2 = idx; j2 < m; j2++) { acc = 0; for (i...) acc += ...; cov[..] = acc;
+// }), the nest is that inner loop, and the first loop is its outer loop,
+// run sequentially around it: opre and opost are the statements before and
+// after the nest in the outer loop's body. The outer loop runs over the
+// work-group's range, the same for all its work-items (the nest's tiles
+// may hold barriers), each point guarded by its own bounds.
 type nest struct {
 	pre, body, post []ast.Stmt
 	loops           []*nestLoop // outermost first; none when the compute section has no loop the passes can follow
 	hoisted         []ast.Stmt  // the declarations of pre and post, without their initial values
 	guard           ast.Expr    // the bounds guard's condition in global ids, sizes and arguments, or nil
+	outer           *nestLoop   // the sequential loop around the nest, or nil
+	opre, opost     []ast.Stmt  // the outer loop's statements before and after the nest
+}
+
+// parts are the parts of the compute section the passes rewrite, in the
+// order they run.
+func (s *state) parts() []*[]ast.Stmt {
+	return []*[]ast.Stmt{&s.pre, &s.opre, &s.body, &s.opost, &s.post}
 }
 
 // nestLoop is one loop of the main compute loop nest. newState sets where it
@@ -43,6 +59,7 @@ type nestLoop struct {
 	split        bool     // the loop is split into tiles
 	tile         string   // the tile loop's counter, when split
 	elem         *ast.For // the element loop, made by tiling
+	outer        bool     // the outer loop around the nest (nest.outer): one iteration at a time
 }
 
 // splitNest finds the main compute loop nest: the first loop at the top of
@@ -69,11 +86,21 @@ func (s *state) splitNest() {
 	s.pre = list[:first]
 	s.post = list[first+1:]
 	f := list[first].(*ast.For)
-	for {
+	newLoop := func(f *ast.For) *nestLoop {
 		l := &nestLoop{index: s.loopOf(f), Var: f.Var, Lo: f.Lo, Hi: f.Hi}
 		if l.index >= 0 {
 			l.lower, l.upper = s.info.Loops[l.index].Lower, s.info.Loops[l.index].Upper
 		}
+		return l
+	}
+	if in := innerLoop(f); in >= 0 {
+		s.outer = newLoop(f)
+		s.outer.outer, s.outer.T = true, 1
+		s.opre, s.opost = f.Body.List[:in], f.Body.List[in+1:]
+		f = f.Body.List[in].(*ast.For)
+	}
+	for {
+		l := newLoop(f)
 		s.loops = append(s.loops, l)
 		if len(f.Body.List) == 1 {
 			if g, ok := f.Body.List[0].(*ast.For); ok && len(s.loops) < 3 {
@@ -86,10 +113,26 @@ func (s *state) splitNest() {
 	s.body = f.Body.List
 }
 
-// hoist moves the declarations at the top of pre and post to hoisted; those
-// with an initial value leave an assignment in their place.
+// innerLoop returns the position in f's body of the loop f runs as an outer
+// loop (the first loop of its body, which holds other statements too), or
+// -1 when f's body is a perfect nest (one loop) or holds no loop.
+func innerLoop(f *ast.For) int {
+	if len(f.Body.List) < 2 {
+		return -1
+	}
+	for i, st := range f.Body.List {
+		if _, ok := st.(*ast.For); ok {
+			return i
+		}
+	}
+	return -1
+}
+
+// hoist moves the declarations at the top of pre and post (and of the
+// outer loop's parts) to hoisted; those with an initial value leave an
+// assignment in their place.
 func (s *state) hoist() {
-	for _, part := range []*[]ast.Stmt{&s.pre, &s.post} {
+	for _, part := range []*[]ast.Stmt{&s.pre, &s.opre, &s.opost, &s.post} {
 		var kept []ast.Stmt
 		for _, st := range *part {
 			d, ok := st.(*ast.Decl)

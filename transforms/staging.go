@@ -32,6 +32,11 @@ the work-group's points with the halo, copied once per block.`,
 		for _, l := range s.loops {
 			byIndex[l.index] = l
 		}
+		if s.outer != nil {
+			// Its counter is one value for a whole tile of the nest: a
+			// constant of the staged tile.
+			byIndex[s.outer.index] = s.outer
+		}
 		var groups []*group
 		for _, arr := range s.info.Arrays {
 			if arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported || arr.Written {
@@ -343,10 +348,10 @@ func (s *state) stageable(g *group, byIndex map[int]*nestLoop) bool {
 			fallthrough
 		case patterns.Counter:
 			l := byIndex[sub.Loop]
-			if l == nil || l.T <= 0 {
+			if l == nil || l.T <= 0 || l.outer && sub.Kind == patterns.IDCounter {
 				return false
 			}
-			counter = true
+			counter = counter || !l.outer
 			if sub.Kind == patterns.IDCounter {
 				g.ext[d] += l.T - 1
 			} else {
@@ -514,8 +519,9 @@ func (s *state) rewriteRefs(g *group, byIndex map[int]*nestLoop, part []ast.Stmt
 					e = ast.Sum(s.pointOffset(sub.Dim), e)
 				}
 				if sub.Kind == patterns.Counter || sub.Kind == patterns.IDCounter {
-					l := byIndex[sub.Loop]
-					e = ast.Sum(ast.Bin(ast.Sub, ast.Id(l.Var), l.tileBase()), e)
+					if l := byIndex[sub.Loop]; !l.outer {
+						e = ast.Sum(ast.Bin(ast.Sub, ast.Id(l.Var), l.tileBase()), e)
+					}
 				}
 				out.Indices = append(out.Indices, e)
 			}

@@ -75,7 +75,11 @@ bound differs from the work-item's are guarded.`,
 // fixes (known, length), and for a triangular loop the largest trip count
 // of any point (most), 0 when it is not known either.
 func (s *state) measureLoops() {
-	for _, l := range s.loops {
+	loops := s.loops
+	if s.outer != nil {
+		loops = append([]*nestLoop{s.outer}, loops...)
+	}
+	for _, l := range loops {
 		lo, okLo := evalInt(l.Lo, s.prob.Ints)
 		hi, okHi := evalInt(l.Hi, s.prob.Ints)
 		if l.lower == nil && l.upper == nil {
@@ -104,8 +108,8 @@ func (s *state) measureLoops() {
 // counterRange returns the smallest and largest value the counter of the
 // nest loop with pattern index idx takes, if they are known.
 func (s *state) counterRange(idx int) (first, last int, ok bool) {
-	for _, l := range s.loops {
-		if l.index != idx {
+	for _, l := range append([]*nestLoop{s.outer}, s.loops...) {
+		if l == nil || l.index != idx {
 			continue
 		}
 		lo, okLo := evalInt(l.Lo, s.prob.Ints)
@@ -144,12 +148,16 @@ func (s *state) boundRange(b *patterns.Subscript, upper bool) (int, bool) {
 	return v, true
 }
 
-// nestLoopOf returns the nest loop with pattern index idx, or nil.
+// nestLoopOf returns the nest loop, or the outer loop, with pattern index
+// idx, or nil.
 func (s *state) nestLoopOf(idx int) *nestLoop {
 	for _, l := range s.loops {
 		if l.index == idx {
 			return l
 		}
+	}
+	if s.outer != nil && s.outer.index == idx {
+		return s.outer
 	}
 	return nil
 }
@@ -179,6 +187,8 @@ func (s *state) groupBound(b *patterns.Subscript, upper bool) ast.Expr {
 func (s *state) counterBound(idx int, upper bool) ast.Expr {
 	l := s.nestLoopOf(idx)
 	switch {
+	case l == s.outer: // the same for the whole work-group at a time
+		return ast.Id(l.Var)
 	case l.split && !upper:
 		return ast.Id(l.tile)
 	case l.split:
@@ -218,6 +228,28 @@ func (s *state) extremeCoord(d int, last bool) ast.Expr {
 	return ast.Sum(ast.Id(g.b), ast.Substitute(s.pointStep(d), map[string]ast.Expr{g.p: ast.IntConst(int64(g.bsz - 1))}))
 }
 
+// bounds are the conditions that keep each point within the triangular
+// bounds of loop l, which runs over the work-group's range (the outer
+// loop): j2 >= b_x + p_x for a lower bound idx.
+func (s *state) bounds(l *nestLoop) []ast.Expr {
+	var conds []ast.Expr
+	for _, b := range []*patterns.Subscript{l.lower, l.upper} {
+		if b == nil || b.Kind != patterns.ID && b.Kind != patterns.IDCounter {
+			continue
+		}
+		var e ast.Expr = ast.Sum(s.coord(b.Dim), ast.IntConst(b.Offset))
+		if b.Kind == patterns.IDCounter {
+			e = ast.Sum(e, ast.Id(s.nestLoopOf(b.Loop).Var))
+		}
+		if b == l.lower {
+			conds = append(conds, ast.Bin(ast.Ge, ast.Id(l.Var), e))
+		} else {
+			conds = append(conds, ast.Bin(ast.Lt, ast.Id(l.Var), e))
+		}
+	}
+	return conds
+}
+
 // pointBounds are the conditions that keep each point of a work-item
 // within the triangular bounds of the nest loops, where the element loops
 // bound the work-item's first or last point only: along a dimension with
@@ -244,9 +276,14 @@ func (s *state) pointBounds() []ast.Expr {
 }
 
 // tileBase is the first iteration of loop l's current tile.
+// For the outer loop, run sequentially around the nest, it is the counter
+// itself: its "tile" is one iteration.
 func (l *nestLoop) tileBase() ast.Expr {
-	if l.split {
+	switch {
+	case l.split:
 		return ast.Id(l.tile)
+	case l.outer:
+		return ast.Id(l.Var)
 	}
 	return ast.CloneExpr(l.Lo)
 }

@@ -46,6 +46,24 @@ func triangular(name string, bounds func(i, x, n hpl.Expr) (lo, hi any)) *hpl.Ke
 	})
 }
 
+// triangularProblem is the problem of a triangular kernel over nx points
+// with an n x n matrix a, for the golden tests ("test NAME").
+func triangularProblem(k *hpl.Kernel, n, nx int) *transforms.Problem {
+	args := []any{hpl.NewArray(hpl.Float32, nx), hpl.NewArray(hpl.Float32, n, n), hpl.NewArray(hpl.Float32, n, nx), int32(n)}
+	sk, err := hpl.Specialize(k, args...)
+	if err != nil {
+		panic(err)
+	}
+	return &transforms.Problem{Kernel: sk, Domain: []int{nx}, Ints: map[string]int{"n": n}, MaxWorkGroup: 1024, LocalMem: 48 << 10}
+}
+
+// testKernels are the kernels of this package's tests that golden files
+// name ("test NAME").
+var testKernels = map[string]func() *transforms.Problem{
+	"tri_lower_id":      func() *transforms.Problem { return triangularProblem(triLowerID, 21, 19) },
+	"tri_lower_counter": func() *transforms.Problem { return triangularProblem(triLowerCounter, 21, 19) },
+}
+
 // TestTriangularMatchesReference runs random legal settings of triangular
 // nests (a loop bounded by the point's id or by the enclosing loop's
 // counter, from below or above) on the OpenCL device and compares them
