@@ -151,7 +151,7 @@ func (b *Benchmark) defined(in *Instance, seed int64) error {
 		in.Global = append([]int(nil), data.Global...)
 	}
 	in.Args, in.FLOPs, in.Bytes = data.Args, data.FLOPs, data.Bytes
-	read, written := accesses(b.Kernel.AST())
+	read, written := ast.Accesses(b.Kernel.AST())
 	for i, p := range params {
 		a, isArray := data.Args[i].(*hpl.Array)
 		if (p.Rank > 0) != isArray || isArray && a == nil {
@@ -177,41 +177,6 @@ func paramKind(p *ast.Param) string {
 		return "a scalar " + p.Type.String()
 	}
 	return fmt.Sprintf("an array of %s with %d dimensions", p.Type, p.Rank)
-}
-
-// accesses returns the arrays k reads and those it writes.
-func accesses(k *ast.Kernel) (read, written map[string]bool) {
-	read, written = map[string]bool{}, map[string]bool{}
-	ast.Inspect(k.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.Assign:
-			if ix, ok := n.LHS.(*ast.Index); ok {
-				written[ix.Array] = true
-				if n.Op != ast.Set {
-					read[ix.Array] = true
-				}
-				for _, sub := range ix.Indices {
-					ast.Inspect(sub, func(m ast.Node) bool {
-						if jx, ok := m.(*ast.Index); ok {
-							read[jx.Array] = true
-						}
-						return true
-					})
-				}
-				ast.Inspect(n.RHS, func(m ast.Node) bool {
-					if jx, ok := m.(*ast.Index); ok {
-						read[jx.Array] = true
-					}
-					return true
-				})
-				return false
-			}
-		case *ast.Index:
-			read[n.Array] = true
-		}
-		return true
-	})
-	return read, written
 }
 
 // checkDefined compares the outputs with the Reference of a program's own
@@ -249,11 +214,5 @@ func (in *Instance) checkDefined() error {
 			all = append(all, Mismatch{Array: name, Index: unflatten(e, a.Dims()), Got: g, Want: x, Err: math.Abs(g-x) / max(scale, math.Abs(x))})
 		}
 	}
-	if len(all) == 0 {
-		return nil
-	}
-	ce.Bad = len(all)
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Err > all[j].Err })
-	ce.Worst = all[:min(5, len(all))]
-	return ce
+	return ce.with(all)
 }

@@ -476,6 +476,12 @@ func (in *Instance) Check(sample int) error {
 		ce.Checked += checked[w]
 		all = append(all, bad[w]...)
 	}
+	return ce.with(all)
+}
+
+// with returns ce with the mismatches all, the worst five first, or nil
+// when there are none.
+func (ce *CheckError) with(all []Mismatch) error {
 	if len(all) == 0 {
 		return nil
 	}

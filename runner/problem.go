@@ -181,10 +181,13 @@ func (a *Arg) dataLen() int {
 // scalar with no contents, an array with positive Dims and a slice of its
 // type of their product's length (and no other slice), and at least one
 // output.
-func (p *Problem) Validate() error {
+func (p *Problem) Validate() error { return p.check((*Arg).validate) }
+
+// check checks every argument with valid and that there is an output.
+func (p *Problem) check(valid func(*Arg) error) error {
 	outputs := 0
 	for i := range p.Args {
-		if err := p.Args[i].validate(); err != nil {
+		if err := valid(&p.Args[i]); err != nil {
 			return fmt.Errorf("runner: problem argument %d (%s): %v", i, p.Args[i].Name, err)
 		}
 		if p.Args[i].Output {
@@ -199,22 +202,7 @@ func (p *Problem) Validate() error {
 
 // validateShapes is Validate for a problem whose arrays have no contents
 // (a worker's, whose contents go straight to the device).
-func (p *Problem) validateShapes() error {
-	outputs := 0
-	for i := range p.Args {
-		a := &p.Args[i]
-		if err := a.validateShape(); err != nil {
-			return fmt.Errorf("runner: problem argument %d (%s): %v", i, a.Name, err)
-		}
-		if a.Output {
-			outputs++
-		}
-	}
-	if outputs == 0 {
-		return fmt.Errorf("runner: problem has no output to check")
-	}
-	return nil
-}
+func (p *Problem) validateShapes() error { return p.check((*Arg).validateShape) }
 
 // validateShape checks an argument's type and shape, not its contents.
 func (a *Arg) validateShape() error {
@@ -241,10 +229,8 @@ func (a *Arg) validateShape() error {
 }
 
 func (a *Arg) validate() error {
-	switch a.Type {
-	case ast.Int, ast.Float, ast.Double:
-	default:
-		return fmt.Errorf("type %v: want int32, float32 or float64", a.Type)
+	if err := a.validateShape(); err != nil {
+		return err
 	}
 	slices := 0
 	for _, n := range []int{len(a.F32), len(a.F64), len(a.I32)} {
@@ -253,21 +239,10 @@ func (a *Arg) validate() error {
 		}
 	}
 	if a.Scalar {
-		if a.Output {
-			return fmt.Errorf("a scalar cannot be an output")
-		}
-		if len(a.Dims) > 0 || slices > 0 {
+		if slices > 0 || len(a.Dims) > 0 {
 			return fmt.Errorf("a scalar has no Dims or contents")
 		}
 		return nil
-	}
-	if len(a.Dims) == 0 {
-		return fmt.Errorf("an array needs Dims")
-	}
-	for _, d := range a.Dims {
-		if d <= 0 {
-			return fmt.Errorf("Dims %v: extents must be positive", a.Dims)
-		}
 	}
 	if n := a.dataLen(); n != a.Len() || slices != 1 {
 		return fmt.Errorf("Dims %v need %d %v elements in the %s slice (and no other slice); it has %d", a.Dims, a.Len(), a.Type, sliceName(a.Type), n)

@@ -67,7 +67,7 @@ func (s *state) assemble() *ast.Block {
 // point, each point within its own bounds.
 func (s *state) outerLoop() ast.Stmt {
 	o := s.outer
-	conds := s.bounds(o)
+	conds := s.bounds(o, false)
 	lo, hi := ast.CloneExpr(o.Lo), ast.CloneExpr(o.Hi)
 	if o.lower != nil {
 		lo = s.groupBound(o.lower, false)
@@ -88,7 +88,7 @@ func (s *state) nestCode() []ast.Stmt {
 		if nest == nil {
 			more := s.pointBounds()
 			if s.outer != nil {
-				more = append(more, s.bounds(s.outer)...)
+				more = append(more, s.bounds(s.outer, false)...)
 			}
 			e.Body = ast.NewBlock(s.perPoint(s.body, more...)...)
 		} else {

@@ -229,12 +229,13 @@ func (s *state) extremeCoord(d int, last bool) ast.Expr {
 }
 
 // bounds are the conditions that keep each point within the triangular
-// bounds of loop l, which runs over the work-group's range (the outer
-// loop): j2 >= b_x + p_x for a lower bound idx.
-func (s *state) bounds(l *nestLoop) []ast.Expr {
+// bounds of loop l (j2 >= b_x + p_x for a lower bound idx): for a loop run
+// over the work-group's range (the outer loop), or with blocked, only
+// along dimensions with blocks of several points.
+func (s *state) bounds(l *nestLoop, blocked bool) []ast.Expr {
 	var conds []ast.Expr
 	for _, b := range []*patterns.Subscript{l.lower, l.upper} {
-		if b == nil || b.Kind != patterns.ID && b.Kind != patterns.IDCounter {
+		if b == nil || b.Kind != patterns.ID && b.Kind != patterns.IDCounter || blocked && s.geom[b.Dim].bsz == 1 {
 			continue
 		}
 		var e ast.Expr = ast.Sum(s.coord(b.Dim), ast.IntConst(b.Offset))
@@ -257,20 +258,7 @@ func (s *state) bounds(l *nestLoop) []ast.Expr {
 func (s *state) pointBounds() []ast.Expr {
 	var conds []ast.Expr
 	for _, l := range s.loops {
-		for _, b := range []*patterns.Subscript{l.lower, l.upper} {
-			if b == nil || b.Kind != patterns.ID && b.Kind != patterns.IDCounter || s.geom[b.Dim].bsz == 1 {
-				continue
-			}
-			var e ast.Expr = ast.Sum(s.coord(b.Dim), ast.IntConst(b.Offset))
-			if b.Kind == patterns.IDCounter {
-				e = ast.Sum(e, ast.Id(s.nestLoopOf(b.Loop).Var))
-			}
-			if b == l.lower {
-				conds = append(conds, ast.Bin(ast.Ge, ast.Id(l.Var), e))
-			} else {
-				conds = append(conds, ast.Bin(ast.Lt, ast.Id(l.Var), e))
-			}
-		}
+		conds = append(conds, s.bounds(l, true)...)
 	}
 	return conds
 }
