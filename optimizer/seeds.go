@@ -51,7 +51,10 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 			m[transforms.Tile(i)] = min(l, sh.tile)
 		}
 		if len(loops) == 0 {
-			m[transforms.LMem], m[transforms.LCopy], m[transforms.UF] = 0, 0, 1
+			// No uf without compute loops (a seed with a parameter the
+			// space lacks would be dropped), and lmem only stages a halo.
+			m[transforms.LMem], m[transforms.LCopy] = 0, 0
+			delete(m, transforms.UF)
 		}
 		pt := map[string]int{}
 		for n, v := range m {
