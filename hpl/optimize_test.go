@@ -123,7 +123,7 @@ func TestParseSettings(t *testing.T) {
 	if len(rest) != 4 || rest[0] != "-d" || rest[3] != "1024,1024" {
 		t.Errorf("rest %v", rest)
 	}
-	if _, _, err := hpl.ParseSettings([]string{"-s", "annealing"}); err == nil {
+	if _, _, err := hpl.ParseSettings([]string{"-s", "simplex"}); err == nil {
 		t.Error("an unknown strategy was accepted")
 	}
 	if _, _, err := hpl.ParseSettings([]string{"-t", "-5"}); err == nil {
