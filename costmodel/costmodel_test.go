@@ -76,16 +76,16 @@ func TestModelBeatsRandom(t *testing.T) {
 	model, random := 0, 0
 	for seed := uint64(1); seed <= 10; seed++ {
 		m := New(s, autotune.NewRand(seed), Settings{Evaluations: 40})
-		if m.set.Sample != 20 || m.set.Second != 20 {
-			t.Fatalf("stages %d+%d, want 20+20", m.set.Sample, m.set.Second)
+		if m.set.Sample != 10 || m.set.Second != 5 || m.set.Round != 5 {
+			t.Fatalf("sample %d, rounds %d and %d; want 10, 5, 5", m.set.Sample, m.set.Second, m.set.Round)
 		}
 		mr, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 40}, s, m, autotune.EvaluatorFunc(gridTime))
 		if err != nil {
 			t.Fatal(err)
 		}
 		rr, _ := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 40}, s, autotune.NewRandom(s, autotune.NewRand(seed)), autotune.EvaluatorFunc(gridTime))
-		if m.Trainings() != 1 {
-			t.Errorf("seed %d: %d trainings in 40 evaluations, want 1", seed, m.Trainings())
+		if m.Trainings() != 6 {
+			t.Errorf("seed %d: %d trainings in 40 evaluations, want 6", seed, m.Trainings())
 		}
 		if mr.BestMs == opt {
 			model++

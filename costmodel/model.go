@@ -23,18 +23,19 @@ type Settings struct {
 	// unknown.
 	Evaluations int
 	// Sample is the number of random points measured to train the model
-	// (the first stage). Default: half of Evaluations, at least 10; 100
+	// (the first stage). Default: a fifth of Evaluations, at least 10; 100
 	// when Evaluations is unknown.
 	Sample int
 	// Second is the number of points predicted fastest that are measured
-	// in the second stage. Default: the rest of Evaluations (at least 1);
-	// 100 when Evaluations is unknown.
+	// in the second stage's first round. Default: a twentieth of
+	// Evaluations, at least 5; 25 when Evaluations is unknown.
 	Second int
-	// Round is the number of points measured between trainings in the
-	// second stage and after it: the model is retrained on every result
-	// before each round. Default Second: Falch & Elster's two stages
-	// (one training); if the budget lasts beyond them, further rounds of
-	// Second points, each after a retraining.
+	// Round is the number of points measured in each later round of the
+	// second stage: the model is retrained on every result so far before
+	// each round. Default Second. (Falch & Elster measure the second stage
+	// in one round, Second = the rest of the budget; on the recorded
+	// tables of testdata/replay, rounds of 5% of the budget after a sample
+	// of 20% did better than halves: docs/replay.md.)
 	Round int
 	// Pool is the largest number of points predicted: the whole space
 	// when it is no larger, else a random sample of Pool points never
@@ -51,13 +52,13 @@ func (s Settings) withDefaults() Settings {
 	if s.Sample <= 0 {
 		s.Sample = 100
 		if s.Evaluations > 0 {
-			s.Sample = max(10, s.Evaluations/2)
+			s.Sample = max(10, s.Evaluations/5)
 		}
 	}
 	if s.Second <= 0 {
-		s.Second = 100
+		s.Second = 25
 		if s.Evaluations > 0 {
-			s.Second = max(1, s.Evaluations-s.Sample)
+			s.Second = max(5, s.Evaluations/20)
 		}
 	}
 	if s.Round <= 0 {
@@ -78,7 +79,8 @@ const minTrain = 3
 // parameters, each scaled as log2(1+v) to [0, 1]), predicts the time of
 // every point never measured (or of Pool random ones) and measures the
 // Second predicted fastest, then goes on in rounds of Round points, the
-// model retrained on all results before each. Failed points are left out
+// model retrained on all results before each (Falch & Elster's second
+// stage is one round). Failed points are left out
 // of training (Falch & Elster found that best); a point predicted fast
 // that fails is simply a failure of the second stage. With fewer than 3
 // successes to train on it samples another round at random. Next returns

@@ -75,7 +75,7 @@ var registry = []Info{
 		func(space *autotune.Space, _ *rand.Rand, _ Options) autotune.Strategy {
 			return autotune.NewExhaustive(space)
 		}},
-	{Annealing, "CLTune's simulated annealing over neighbours (one parameter moved to an adjacent value): T0 1 on relative time differences, cooling linearly to 0 over the evaluation budget (default 2.5% of the space, 100 to 1000), random restarts when stuck",
+	{Annealing, "CLTune's simulated annealing over neighbours (one parameter moved to an adjacent value): T0 0.5 on relative time differences, cooling linearly to 0 over the evaluation budget (default 2.5% of the space, 100 to 1000), random restarts when stuck",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 			return autotune.NewAnnealing(space, r, autotune.AnnealingSettings{Horizon: opt.Evaluations, Seeds: opt.Seeds})
 		}},
@@ -83,7 +83,7 @@ var registry = []Info{
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 			return autotune.NewPSO(space, r, autotune.PSOSettings{Seeds: opt.Seeds})
 		}},
-	{Model, "Falch & Elster's two stages: bagged neural networks (11 of 20 sigmoid units) trained on a random sample (half the evaluation budget, else 100 points) predict the space; the predicted fastest are measured (the rest of the budget, else rounds of 100, retrained)",
+	{Model, "Falch & Elster's two stages: bagged neural networks (11 of 20 sigmoid units) trained on a random sample (a fifth of the evaluation budget, at least 10; else 100 points) predict the space; the predicted fastest are measured in rounds (a twentieth of the budget, at least 5; else 25), retrained before each",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 			return costmodel.New(space, r, costmodel.Settings{Evaluations: opt.Evaluations, Seeds: opt.Seeds})
 		}},
