@@ -248,25 +248,18 @@ func (p *stopParser) next() {
 	}
 }
 
-func (p *stopParser) expr() (Stop, error) {
-	l, err := p.term()
-	for err == nil && p.tok.kind == tokWord && strings.EqualFold(p.tok.text, "or") {
-		p.next()
-		var r Stop
-		if r, err = p.term(); err == nil {
-			l = &stopOp{and: false, l: l, r: r}
-		}
-	}
-	return l, err
-}
+func (p *stopParser) expr() (Stop, error) { return p.binary("or", p.term) }
 
-func (p *stopParser) term() (Stop, error) {
-	l, err := p.factor()
-	for err == nil && p.tok.kind == tokWord && strings.EqualFold(p.tok.text, "and") {
+func (p *stopParser) term() (Stop, error) { return p.binary("and", p.factor) }
+
+// binary parses operands joined by the keyword op, left to right.
+func (p *stopParser) binary(op string, operand func() (Stop, error)) (Stop, error) {
+	l, err := operand()
+	for err == nil && p.tok.kind == tokWord && strings.EqualFold(p.tok.text, op) {
 		p.next()
 		var r Stop
-		if r, err = p.factor(); err == nil {
-			l = &stopOp{and: true, l: l, r: r}
+		if r, err = operand(); err == nil {
+			l = &stopOp{and: op == "and", l: l, r: r}
 		}
 	}
 	return l, err
