@@ -263,3 +263,25 @@ func TestWritePlot(t *testing.T) {
 		t.Errorf("plot: %d bytes, %v", len(b), err)
 	}
 }
+
+// Every strategy replayed on the recorded 2DCONV table (with failures)
+// evaluates only recorded points.
+func TestReplayRecordedWithFailures(t *testing.T) {
+	tab, err := LoadCSV("../testdata/replay/conv2d256-pocl.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Len() != 693 || tab.Failed() != 16 {
+		t.Fatalf("%d rows, %d failed; want 693, 16", tab.Len(), tab.Failed())
+	}
+	for _, name := range strategies.Names() {
+		s, _ := strategies.New(name, tab.Space(), autotune.NewRand(2), strategies.Options{Evaluations: 60})
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 60}, tab.Space(), s, tab.Evaluator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Failures.Illegal != 0 || rep.Evaluations != 60 || !rep.Found {
+			t.Errorf("%s: %d evaluations, %d of unrecorded points, found %v", name, rep.Evaluations, rep.Failures.Illegal, rep.Found)
+		}
+	}
+}
