@@ -9,7 +9,7 @@
 // The regressor is theirs: bagged neural networks with one hidden layer of
 // sigmoid units, trained on the logarithm of the times (so that the squared
 // error is a relative one), failed points left out. The networks are
-// trained with gonum's L-BFGS. Everything draws from the *rand.Rand it is
+// trained with gonum's L-BFGS, in parallel. Everything draws from the *rand.Rand it is
 // given, so a search is reproduced by its seed.
 package costmodel
 
@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -92,23 +94,44 @@ func (m *MLP) Fit(x [][]float64, y []float64) error {
 	}
 	bags := min(m.set.Bags, n)
 	// Split a permutation of the rows into bags parts; network b leaves
-	// part b out (with one network, none).
+	// part b out (with one network, none). The random draws are made here,
+	// in order; the networks are then trained in parallel, each
+	// deterministically from its initial weights.
 	perm := m.r.Perm(n)
-	m.nets = m.nets[:0]
-	for b := 0; b < bags; b++ {
-		var xs [][]float64
-		var ys []float64
+	type job struct {
+		x   [][]float64
+		y   []float64
+		w0  []float64
+		w   []float64
+		err error
+	}
+	jobs := make([]job, bags)
+	for b := range jobs {
 		for i, j := range perm {
 			if bags > 1 && i%bags == b {
 				continue
 			}
-			xs, ys = append(xs, x[j]), append(ys, y[j])
+			jobs[b].x, jobs[b].y = append(jobs[b].x, x[j]), append(jobs[b].y, y[j])
 		}
-		w, err := m.train(xs, ys)
-		if err != nil {
-			return err
+		jobs[b].w0 = m.initial()
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for b := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(j *job) {
+			defer func() { <-sem; wg.Done() }()
+			j.w, j.err = m.train(j.x, j.y, j.w0)
+		}(&jobs[b])
+	}
+	wg.Wait()
+	m.nets = m.nets[:0]
+	for _, j := range jobs {
+		if j.err != nil {
+			return j.err
 		}
-		m.nets = append(m.nets, w)
+		m.nets = append(m.nets, j.w)
 	}
 	return nil
 }
@@ -147,11 +170,10 @@ func (m *MLP) forward(w, x, h []float64) float64 {
 	return out
 }
 
-// train fits one network to (x, y) from random initial weights.
-func (m *MLP) train(x [][]float64, y []float64) ([]float64, error) {
+// initial draws a network's initial weights.
+func (m *MLP) initial() []float64 {
 	H, D := m.set.Hidden, m.dim
-	nw := H*D + 2*H + 1
-	w0 := make([]float64, nw)
+	w0 := make([]float64, H*D+2*H+1)
 	scale := 1 / math.Sqrt(float64(D+1))
 	for i := range w0[:H*D+H] {
 		w0[i] = (2*m.r.Float64() - 1) * scale
@@ -159,6 +181,14 @@ func (m *MLP) train(x [][]float64, y []float64) ([]float64, error) {
 	for i := H*D + H; i < H*D+2*H; i++ {
 		w0[i] = (2*m.r.Float64() - 1) / math.Sqrt(float64(H))
 	}
+	return w0
+}
+
+// train fits one network to (x, y) from the initial weights w0. It draws
+// nothing, so networks train in parallel.
+func (m *MLP) train(x [][]float64, y []float64, w0 []float64) ([]float64, error) {
+	H, D := m.set.Hidden, m.dim
+	nw := len(w0)
 	n := float64(len(x))
 	h := make([]float64, H)
 	lossGrad := func(grad, w []float64) float64 {
