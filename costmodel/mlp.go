@@ -9,8 +9,8 @@
 // The regressor is theirs: bagged neural networks with one hidden layer of
 // sigmoid units, trained on the logarithm of the times (so that the squared
 // error is a relative one), failed points left out. The networks are
-// trained with gonum's L-BFGS, in parallel. Everything draws from the *rand.Rand it is
-// given, so a search is reproduced by its seed.
+// trained with gonum's L-BFGS, in parallel. Everything draws from the
+// *rand.Rand it is given, so a search is reproduced by its seed.
 package costmodel
 
 import (
