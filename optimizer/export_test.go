@@ -17,3 +17,14 @@ func Search(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool,
 	}
 	return s.run(ctx, set, ev)
 }
+
+// SearchStrategy is Search, also returning the strategy searched with.
+func SearchStrategy(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool, ev autotune.Evaluator) (*autotune.Report, autotune.Strategy, error) {
+	set = set.withDefaults()
+	s, err := newSearch(ps, set, cpu)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := s.run(ctx, set, ev)
+	return rep, s.strategy, err
+}

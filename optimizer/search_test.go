@@ -50,6 +50,33 @@ func (synthetic) Prepare(autotune.Point) {}
 // and exhaustive points are those `hplopt tune matmul -d CPU --size tiny -e
 // 40 --seed 1` measured on PoCL.
 func TestSearchSequence(t *testing.T) {
+	prob := matmulTiny(t)
+	for _, c := range []struct {
+		strategy string
+		cpu      bool
+		evals    int
+	}{
+		{strategies.Genetic, true, 200},
+		{strategies.Genetic, false, 200},
+		{strategies.Random, true, 40},
+		{strategies.Exhaustive, true, 40},
+	} {
+		kind := "gpu"
+		if c.cpu {
+			kind = "cpu"
+		}
+		name := fmt.Sprintf("matmul-tiny-%s-%s", c.strategy, kind)
+		rep, err := optimizer.Search(context.Background(), prob.Passes, optimizer.Settings{Strategy: c.strategy, Seed: 1, Evals: c.evals}, c.cpu, synthetic{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSequence(t, name, rep)
+	}
+}
+
+// matmulTiny is the problem of MATMUL tiny on a device with PoCL's limits.
+func matmulTiny(t *testing.T) *optimizer.Problem {
+	t.Helper()
 	b, _ := kernels.Get("matmul")
 	in, err := b.Instance(b.Sizes["tiny"], 1)
 	if err != nil {
@@ -80,27 +107,7 @@ func TestSearchSequence(t *testing.T) {
 	if prob.Passes.Info == nil || prob.Passes.Ints["limk"] == 0 {
 		t.Fatalf("problem without the pattern table or the loop length: %+v", prob.Passes)
 	}
-	for _, c := range []struct {
-		strategy string
-		cpu      bool
-		evals    int
-	}{
-		{strategies.Genetic, true, 200},
-		{strategies.Genetic, false, 200},
-		{strategies.Random, true, 40},
-		{strategies.Exhaustive, true, 40},
-	} {
-		kind := "gpu"
-		if c.cpu {
-			kind = "cpu"
-		}
-		name := fmt.Sprintf("matmul-tiny-%s-%s", c.strategy, kind)
-		rep, err := optimizer.Search(context.Background(), prob.Passes, optimizer.Settings{Strategy: c.strategy, Seed: 1, Evals: c.evals}, c.cpu, synthetic{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkSequence(t, name, rep)
-	}
+	return prob
 }
 
 // checkSequence compares the keys of the points rep evaluated with the

@@ -77,7 +77,7 @@ var registry = []Info{
 		}},
 	{Annealing, "CLTune's simulated annealing over neighbours (one parameter moved to an adjacent value): T0 0.5 on relative time differences, cooling linearly to 0 over the evaluation budget (default 2.5% of the space, 100 to 1000), random restarts when stuck",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
-			return autotune.NewAnnealing(space, r, autotune.AnnealingSettings{Horizon: opt.Evaluations, Seeds: opt.Seeds})
+			return autotune.NewAnnealing(space, r, autotune.AnnealingSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds})
 		}},
 	{PSO, "CLTune's discrete particle swarm: 6 particles, each parameter from the swarm's best with probability 0.4, else a random value with probability 0.4",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
