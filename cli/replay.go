@@ -50,8 +50,8 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	v := &replayFlagValues{}
 	fs := newFlagSet("replay", "", replayAbout)
 	fs.StringVar(&v.table, "table", "", "recorded space: a CSV `FILE` with a header, a column per parameter and time_ms (a time or fail)")
-	fs.StringVar(&v.problem, "problem", "", "recorded space: the evaluations of the records' problem `ID|KERNEL` (an ID prefix, or a kernel with one problem recorded)")
-	fs.StringVar(&v.db, "db", "", "the tuning records database `PATH` of --problem (\"\": $HPLOPT_DB, else records.db under hplopt's cache directory)")
+	fs.StringVar(&v.problem, "problem", "", "recorded space: the evaluations of the records' problem `ID|KERNEL` (an ID prefix, or the records' kernel name with one problem recorded; hplopt db list shows them)")
+	fs.StringVar(&v.db, "db", "", "the tuning records database `PATH` of --problem (\"\": $HPLOPT_DB, else records.db under hplopt's cache directory); given alone, its only problem")
 	fs.StringVar(&v.export, "export-table", "", "write the recorded space as a CSV table to `FILE` (with its problem and start points as # lines) and replay nothing")
 	fs.BoolVar(&v.noStart, "no-start", false, "give the strategies no start points: each starts from random points")
 	var names []string
@@ -88,12 +88,10 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, err
 	}
 	switch {
-	case v.table == "" && v.problem == "":
-		return nil, fs, errors.New("no --table or --problem given")
-	case v.table != "" && v.problem != "":
-		return nil, fs, errors.New("give --table or --problem, not both")
-	case v.db != "" && v.problem == "":
-		return nil, fs, errors.New("--db names the records of --problem: give --problem")
+	case v.table == "" && v.problem == "" && v.db == "":
+		return nil, fs, errors.New("no --table, --problem or --db given")
+	case v.table != "" && (v.problem != "" || v.db != ""):
+		return nil, fs, errors.New("give --table or the records (--problem, --db), not both")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, JSON: v.js, Plot: v.plot,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart}}

@@ -34,16 +34,26 @@ type Records struct {
 var _ Source = (*Records)(nil)
 
 // FromRecords reads the problem of db that query names (an ID or a prefix
-// of one, or a kernel's name with a single problem recorded) as a Source.
+// of one, or the name of a kernel, as the records key names it, with a
+// single problem recorded; "" for the only problem of db) as a Source.
 // Its parameters are ordered as in order (the space's order: Table 2's),
 // those order lacks after them by name.
 func FromRecords(db *records.DB, query string, order []string) (*Records, error) {
-	ps, err := db.Find(query)
+	var ps []records.Problem
+	var err error
+	if query == "" {
+		ps, err = db.Problems()
+	} else {
+		ps, err = db.Find(query)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	switch len(ps) {
 	case 0:
+		if query == "" {
+			return nil, fmt.Errorf("replay: %s: no problem recorded", db.Path())
+		}
 		return nil, fmt.Errorf("replay: %s: no recorded problem has an ID starting with %q or kernel %q", db.Path(), query, query)
 	case 1:
 	default:
