@@ -28,3 +28,12 @@ func SearchStrategy(ctx context.Context, ps *transforms.Problem, set Settings, c
 	rep, err := s.run(ctx, set, ev)
 	return rep, s.strategy, err
 }
+
+// NewSpace returns the Table 2 space Tune searches for ps with pins fixed.
+func NewSpace(ps *transforms.Problem, fixed map[transforms.Name]int) (*autotune.Space, error) {
+	s, err := newSearch(ps, Settings{Fixed: fixed}.withDefaults(), false)
+	if err != nil {
+		return nil, err
+	}
+	return s.space, nil
+}

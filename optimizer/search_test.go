@@ -17,6 +17,7 @@ import (
 	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
+	"github.com/hplopt/hplopt/transforms"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/search and testdata/space.txt")
@@ -78,7 +79,16 @@ func TestSearchSequence(t *testing.T) {
 func matmulTiny(t *testing.T) *optimizer.Problem {
 	t.Helper()
 	b, _ := kernels.Get("matmul")
-	in, err := b.Instance(b.Sizes["tiny"], 1)
+	// A device with fixed limits (PoCL's), so that the space does not
+	// depend on the machine.
+	return problemOf(t, b, b.Sizes["tiny"], &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20})
+}
+
+// problemOf is the problem of benchmark b at size on dev; only the scalars
+// of the data are read.
+func problemOf(t *testing.T, b *kernels.Benchmark, size kernels.Size, dev *opencl.Device) *optimizer.Problem {
+	t.Helper()
+	in, err := b.Instance(size, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +96,6 @@ func matmulTiny(t *testing.T) *optimizer.Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A device with fixed limits (PoCL's), so that the space does not
-	// depend on the machine; only the scalars of the data are read.
-	dev := &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20}
 	data := &runner.Problem{}
 	for i, p := range k.Params {
 		a := runner.Arg{Name: p.Name, Type: p.Type, Scalar: p.Rank == 0}
@@ -104,10 +111,46 @@ func matmulTiny(t *testing.T) *optimizer.Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prob.Passes.Info == nil || prob.Passes.Ints["limk"] == 0 {
-		t.Fatalf("problem without the pattern table or the loop length: %+v", prob.Passes)
+	if prob.Passes.Info == nil {
+		t.Fatalf("problem without the pattern table: %+v", prob.Passes)
 	}
 	return prob
+}
+
+// TestGroundTruthSpaces checks the sizes of the subspaces that
+// docs/results/h100/scripts/groundtruth.sh measures exhaustively on the
+// H100 (its limits: work-groups of 1024, local sizes up to 1024x1024x64),
+// which the script and docs/replay.md give.
+func TestGroundTruthSpaces(t *testing.T) {
+	h100 := &opencl.Device{MaxWorkGroupSize: 1024, MaxWorkItemSizes: []int{1024, 1024, 64}, LocalMemSize: 48 << 10}
+	for _, c := range []struct {
+		kernel string
+		size   kernels.Size
+		pins   string
+		points int64
+	}{
+		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32", 1295},
+		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256", 885},
+	} {
+		b, _ := kernels.Get(c.kernel)
+		prob := problemOf(t, b, c.size, h100)
+		var pins transforms.Params
+		if err := transforms.ParseParams(c.pins, &pins); err != nil {
+			t.Fatal(err)
+		}
+		fixed := map[transforms.Name]int{}
+		for _, kv := range strings.Split(c.pins, ",") {
+			name, _, _ := strings.Cut(kv, "=")
+			fixed[transforms.Name(name)], _ = pins.Get(transforms.Name(name))
+		}
+		s, err := optimizer.NewSpace(prob.Passes, fixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Size().Int64(); got != c.points {
+			t.Errorf("%s %v --params %s on the H100: %d points, want %d", c.kernel, c.size, c.pins, got, c.points)
+		}
+	}
 }
 
 // checkSequence compares the keys of the points rep evaluated with the
