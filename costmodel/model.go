@@ -261,26 +261,26 @@ func (m *Model) random(n int) {
 	}
 }
 
-// pool returns the points to predict: every point never proposed, or Pool
-// random ones.
-func (m *Model) pool() []autotune.Point {
+// poolOf returns the points to predict: every point of space never
+// proposed (seen), or n random ones drawn from r when the space is larger.
+func poolOf(space *autotune.Space, seen *autotune.Visited, r *rand.Rand, n int) []autotune.Point {
 	var out []autotune.Point
-	size := m.space.Size()
-	if size.IsInt64() && size.Int64() <= int64(m.set.Pool) {
+	size := space.Size()
+	if size.IsInt64() && size.Int64() <= int64(n) {
 		for i := int64(0); i < size.Int64(); i++ {
-			if p := m.space.At(big.NewInt(i)); !m.seen.Seen(p) {
+			if p := space.At(big.NewInt(i)); !seen.Seen(p) {
 				out = append(out, p)
 			}
 		}
 		return out
 	}
-	s := autotune.NewRandom(m.space, m.r)
-	for tries := 0; len(out) < m.set.Pool && tries < 4*m.set.Pool; tries++ {
+	s := autotune.NewRandom(space, r)
+	for tries := 0; len(out) < n && tries < 4*n; tries++ {
 		p, ok := s.Next()
 		if !ok {
 			break
 		}
-		if !m.seen.Seen(p) {
+		if !seen.Seen(p) {
 			out = append(out, p)
 		}
 	}
@@ -290,7 +290,7 @@ func (m *Model) pool() []autotune.Point {
 // predictBest trains the model on the successful results and returns the
 // n points of the pool predicted fastest (none if training failed).
 func (m *Model) predictBest(n int) []autotune.Point {
-	pool := m.pool()
+	pool := poolOf(m.space, m.seen, m.r, m.set.Pool)
 	if len(pool) == 0 {
 		return nil
 	}
