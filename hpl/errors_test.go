@@ -142,6 +142,7 @@ func TestEvalErrors(t *testing.T) {
 		{"int too big", hpl.Eval(mxm), []any{c, a, b, int64(1) << 40}, []string{"does not fit in int32"}},
 		{"global count", hpl.Eval(mxm).Global(64), []any{c, a, b, 8}, []string{"global size [64] has 1 dimension(s), the kernel uses 2 (idx, idy)"}},
 		{"global zero", hpl.Eval(mxm).Global(64, 0), []any{c, a, b, 8}, []string{"size 0 in dimension y is not positive"}},
+		{"global 2^31", hpl.Eval(mxm).Global(1<<31, 32), []any{c, a, b, 8}, []string{"size 2147483648 in dimension x exceeds the largest supported, 2^31-1"}},
 		{"local count", hpl.Eval(mxm).Global(64, 32).Local(8), []any{c, a, b, 8}, []string{"local size [8] has 1 dimension(s)"}},
 		{"local divides", hpl.Eval(mxm).Global(64, 32).Local(8, 5), []any{c, a, b, 8},
 			[]string{"the local size 5 does not divide the global size 32 in dimension y"}},

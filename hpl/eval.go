@@ -293,8 +293,13 @@ func (e *Evaluation) domains(k *ast.Kernel, args []any) (global, local []int, er
 		return nil, nil, e.fail("global size %v has %d dimension(s), the kernel uses %d (%s)", global, len(global), dims, dimNames(dims))
 	}
 	for d, g := range global {
-		if g <= 0 || g > math.MaxInt32 {
+		switch {
+		case g <= 0:
 			return nil, nil, e.fail("global size %v: size %d in dimension %s is not positive", global, g, "xyz"[d:d+1])
+		case g > math.MaxInt32:
+			// Kernels index with 32-bit ints: a larger domain would wrap
+			// its ids.
+			return nil, nil, e.fail("global size %v: size %d in dimension %s exceeds the largest supported, 2^31-1", global, g, "xyz"[d:d+1])
 		}
 	}
 	local = e.local

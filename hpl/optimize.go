@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/hplopt/hplopt/ast"
-	"github.com/hplopt/hplopt/opencl"
 	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/runner"
 )
@@ -68,14 +67,13 @@ func (e *Evaluation) problem(args []any) (*optimizer.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := e.spec
-	if d, ok := e.dev.(*opencl.Device); ok && d != nil {
-		spec = d.Spec()
-	}
-	dev, err := opencl.Select(spec)
+	// The device of the evaluation's session: opened once per process,
+	// under the runner's lock (runner.Open).
+	t, err := e.target()
 	if err != nil {
-		return nil, err
+		return nil, e.fail("%v", err)
 	}
+	dev := t.s.Device()
 	data := &runner.Problem{}
 	written := writtenArrays(k)
 	for i, p := range k.Params {

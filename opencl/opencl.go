@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -118,8 +119,20 @@ func deviceUint(id C.cl_device_id, param C.cl_device_info, size uintptr) uint64 
 	return uint64(v)
 }
 
+// discovery serializes the queries of platforms and devices. The ICD
+// loader (ocl-icd) and implementations such as PoCL set themselves up on a
+// process's first clGetPlatformIDs, and that setup is not safe for
+// concurrent callers: goroutines enumerating at once at program start
+// crashed the process (SIGSEGV) or found no platform. Every path to a
+// platform or device (Platforms, Platform.Devices, and so AllDevices,
+// Select and Open) holds it.
+var discovery sync.Mutex
+
 // Platforms lists the installed platforms; ErrNoPlatform when there are none.
+// It is safe for concurrent use.
 func Platforms() ([]*Platform, error) {
+	discovery.Lock()
+	defer discovery.Unlock()
 	var n C.cl_uint
 	st := C.clGetPlatformIDs(0, nil, &n)
 	if st == -1001 || (st == C.CL_SUCCESS && n == 0) {
@@ -144,8 +157,10 @@ func Platforms() ([]*Platform, error) {
 	return out, nil
 }
 
-// Devices lists the platform's devices.
+// Devices lists the platform's devices. It is safe for concurrent use.
 func (p *Platform) Devices() ([]*Device, error) {
+	discovery.Lock()
+	defer discovery.Unlock()
 	var n C.cl_uint
 	st := C.clGetDeviceIDs(p.id, C.CL_DEVICE_TYPE_ALL, 0, nil, &n)
 	if st == C.CL_DEVICE_NOT_FOUND || n == 0 {
