@@ -193,6 +193,11 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool) (*search, error) 
 	if err != nil {
 		return nil, err
 	}
+	if len(set.Fixed) > 0 {
+		if err := checkFeasible(ps, space, toParams, set.Fixed); err != nil {
+			return nil, err
+		}
+	}
 	opt := strategies.Options{Genetic: set.Genetic}
 	if pt, err := space.PointOf(transforms.Baseline(ps).Map(len(ps.Domain), len(loops))); err == nil {
 		opt.Seeds = append(opt.Seeds, space.Repair(pt))

@@ -49,33 +49,7 @@ func (synthetic) Prepare(autotune.Point) {}
 // random and exhaustive ones, are those `hplopt tune matmul -d CPU --size
 // tiny -e 40 --seed 1` measured on PoCL.
 func TestSearchSequence(t *testing.T) {
-	b, _ := kernels.Get("matmul")
-	in, err := b.Instance(b.Sizes["tiny"], 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := hpl.Specialize(b.Kernel, in.Args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A device with fixed limits (PoCL's), so that the space does not
-	// depend on the machine; only the scalars of the data are read.
-	dev := &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20}
-	data := &runner.Problem{}
-	for i, p := range k.Params {
-		a := runner.Arg{Name: p.Name, Type: p.Type, Scalar: p.Rank == 0}
-		switch v := in.Args[i].(type) {
-		case int32:
-			a.Value = float64(v)
-		case float32:
-			a.Value = float64(v)
-		}
-		data.Args = append(data.Args, a)
-	}
-	prob, err := optimizer.NewProblem(k, in.Global, data, dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prob := problemOf(t, "matmul")
 	if prob.Passes.Info == nil || prob.Passes.Ints["limk"] == 0 {
 		t.Fatalf("problem without the pattern table or the loop length: %+v", prob.Passes)
 	}
@@ -100,6 +74,48 @@ func TestSearchSequence(t *testing.T) {
 		}
 		checkSequence(t, name, rep)
 	}
+}
+
+// problemOf is the problem of benchmark name at its tiny size, on a
+// device with fixed limits (PoCL's), so that the space does not depend on
+// the machine; only the scalars of the data are read. No device is used.
+func problemOf(t *testing.T, name string) *optimizer.Problem {
+	t.Helper()
+	b, err := kernels.Find(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := b.Instance(b.Sizes["tiny"], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return problemFor(t, b.Kernel, in.Global, in.Args)
+}
+
+// problemFor is problemOf for kernel k on args over domain.
+func problemFor(t *testing.T, kernel *hpl.Kernel, domain []int, args []any) *optimizer.Problem {
+	t.Helper()
+	k, err := hpl.Specialize(kernel, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20}
+	data := &runner.Problem{}
+	for i, p := range k.Params {
+		a := runner.Arg{Name: p.Name, Type: p.Type, Scalar: p.Rank == 0}
+		switch v := args[i].(type) {
+		case int32:
+			a.Value = float64(v)
+		case float32:
+			a.Value = float64(v)
+		}
+		data.Args = append(data.Args, a)
+	}
+	prob, err := optimizer.NewProblem(k, domain, data, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prob
 }
 
 // checkSequence compares the keys of the points rep evaluated with the

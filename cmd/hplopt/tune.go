@@ -17,6 +17,7 @@ import (
 	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/optimizer"
 )
 
 // tuneConfig is one `hplopt tune`.
@@ -87,6 +88,9 @@ func tuneVerb(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	t, inst, err := tuneBenchmark(ctx, cfg, stdout)
+	if errors.Is(err, optimizer.ErrPinned) {
+		return fs.usageError(err, stdout, stderr) // --params, found before measuring
+	}
 	if t != nil {
 		printTuning(stdout, cfg, t, inst)
 		if werr := writeTuning(cfg, t); werr != nil {
@@ -149,6 +153,9 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s)\n", t.BaselineMs, gflops(inst.FLOPs, t.BaselineMs))
 	if t.Best == nil {
 		fmt.Fprintf(w, "best          none: %s\n", bench.NoResult(r.Evaluations))
+		if o, msg, n := r.CommonFailure(); n > 0 {
+			fmt.Fprintf(w, "why           %d of %d evaluations %s, %d of them with: %s\n", r.Failures.Count(o), r.Evaluations, o, n, oneLine(msg))
+		}
 	} else {
 		fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx\n", r.BestMs, gflops(inst.FLOPs, r.BestMs), t.Speedup())
 		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
@@ -156,6 +163,14 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	if t.SinglePointFaster() {
 		fmt.Fprintf(w, "keep          the single-point kernel: no variant beat it (--emit writes it; Optimize runs it)\n")
 	}
+}
+
+// oneLine is the first line of msg, with a mark when more followed.
+func oneLine(msg string) string {
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		return msg[:i] + " ..."
+	}
+	return msg
 }
 
 func gflops(flops, ms float64) float64 {
