@@ -9,6 +9,7 @@ import (
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/codegen"
+	"github.com/hplopt/hplopt/runner"
 )
 
 // Evaluation is one request to run a kernel, the paper's eval(kernel): it
@@ -334,6 +335,19 @@ func dimNames(n int) string {
 	return strings.Join([]string{"idx", "idy", "idz"}[:n], ", ")
 }
 
+// arraySizes lists the array arguments of k (specialized for args) with
+// their sizes, for the memory check.
+func arraySizes(k *ast.Kernel, args []any) []runner.ArraySize {
+	w := writtenArrays(k)
+	var out []runner.ArraySize
+	for i, p := range k.Params {
+		if a, ok := args[i].(*Array); ok && p.Rank > 0 {
+			out = append(out, runner.ArraySize{Name: p.Name, Bytes: int64(a.Len()) * int64(a.t.Size()), Output: w[p.Name]})
+		}
+	}
+	return out
+}
+
 // localBytes is the local memory the kernel declares.
 func localBytes(k *ast.Kernel) int64 {
 	var n int64
@@ -399,6 +413,9 @@ func (e *Evaluation) Run(args ...any) (err error) {
 		return e.fail("%v", err)
 	}
 	if err := t.checkLaunch(global, local, localBytes(k)); err != nil {
+		return e.fail("%v", err)
+	}
+	if err := t.checkMemory(arraySizes(k, args)); err != nil {
 		return e.fail("%v", err)
 	}
 	src, err := codegen.Source(k)
@@ -468,6 +485,9 @@ type target interface {
 	// checkLaunch rejects a launch geometry or a use of local memory the
 	// device does not allow.
 	checkLaunch(global, local []int, localBytes int64) error
+	// checkMemory rejects arrays the device cannot hold
+	// (runner.CheckDevice).
+	checkMemory(arrays []runner.ArraySize) error
 	// run builds src (once per source) and runs its kernel name.
 	run(src, name string, args []kernelArg, global, local []int) (time.Duration, error)
 }

@@ -140,6 +140,11 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	if err != nil {
 		return nil, err
 	}
+	// The worker's Measurer checks this again; here it is found before
+	// the problem is copied to a worker process.
+	if err := runner.CheckDevice(prob.Device, prob.Data.Sizes(), 1); err != nil {
+		return nil, err
+	}
 	ref := &runner.Variant{Source: src, KernelName: ps.Kernel.Name, Global: ps.Domain}
 	builds := set.builds()
 	w, err := runner.StartWorker(ctx, prob.Data, ref, runner.WorkerSettings{Device: prob.Device.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Measure: runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})

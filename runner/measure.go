@@ -129,6 +129,9 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckDevice(sess.Device(), p.Sizes(), 1); err != nil {
+		return nil, err
+	}
 	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), init: make([]*Buffer, len(p.Args)), prepared: map[string]*Program{}}
 	for i := range p.Args {
 		a := &p.Args[i]

@@ -71,6 +71,10 @@ func genVerb(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}
+	if err := checkFits(b, size, c.device, genCopies); err != nil {
+		fmt.Fprintf(stderr, "hplopt gen: %v\n", err)
+		return 1
+	}
 	inst, err := b.Instance(size, 1)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)

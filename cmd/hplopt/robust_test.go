@@ -1,8 +1,16 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hplopt/hplopt/runner"
 )
 
 // TestPinErrors: pinned values that no setting can take are usage errors
@@ -34,4 +42,81 @@ func TestPinErrors(t *testing.T) {
 			}
 		}
 	}
+}
+
+// command returns the command running hplopt with args in a process of
+// its own: this test binary, started as the command (asCommand), under
+// the shell's ulimit -v of limitKiB KiB if limitKiB > 0.
+func command(t *testing.T, limitKiB int64, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmd *exec.Cmd
+	if limitKiB > 0 {
+		cmd = exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, limitKiB), exe}, args...)...)
+	} else {
+		cmd = exec.Command(exe, args...)
+	}
+	cmd.Env = append(os.Environ(), asCommand+"=1")
+	return cmd
+}
+
+// TestMemoryLimits: sizes that pass the flags' checks but cannot fit the
+// host's memory or the device's largest allocation fail at once, with a
+// message naming the sizes and the need, before anything is allocated
+// (issue 18 #9 and #10): run matmul -n 46340,46340 -k 46340 under a 6 GiB
+// address-space limit ended in the Go runtime's "fatal error: out of
+// memory" with a stack dump; tune of an output past the device's largest
+// allocation took 38 s and 7.8 GB, then a driver's assertion.
+func TestMemoryLimits(t *testing.T) {
+	needDevice(t)
+	if testing.Short() {
+		t.Skip("starts hplopt processes")
+	}
+	start := time.Now()
+	out, err := command(t, 6<<20, "run", "matmul", "-n", "46340,46340", "-k", "46340").CombinedOutput()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "matmul at n=46340x46340 k=46340") ||
+		!strings.Contains(string(out), "of host memory; the room left under the address-space limit (RLIMIT_AS) is") || strings.Contains(string(out), "fatal error") {
+		t.Errorf("run under a 6 GiB limit: exit %d, output:\n%.3000s", code, out)
+	}
+
+	// An output past the device's largest allocation: on PoCL, whose
+	// limits follow the free memory, the issue's 17000x17000 with a 2 GB
+	// device (max allocation 512 MiB); elsewhere one row past the device's
+	// largest allocation, if an array may be that large.
+	s, err := runner.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := s.Device()
+	cmd := command(t, 0)
+	n := 17000
+	if strings.Contains(dev.Platform.Name, "Portable Computing Language") {
+		cmd.Env = append(cmd.Env, "POCL_MEMORY_LIMIT=2")
+	} else if n = int(math.Sqrt(float64(dev.MaxAllocSize/4))) + 1; n*n > math.MaxInt32 {
+		t.Skipf("%s allows arrays of %s: any array of 2^31-1 elements fits", dev.Name, runner.Bytes(dev.MaxAllocSize))
+	}
+	sizes := fmt.Sprintf("%d,%d", n, n)
+	cmd.Args = append(cmd.Args, "tune", "matmul", "-n", sizes, "-k", "1", "-t", "5")
+	out, err = cmd.CombinedOutput()
+	want := fmt.Sprintf("the largest array of matmul at n=%dx%d k=1 takes", n, n)
+	if code := exitCode(err); code != 1 || !strings.Contains(string(out), want) || !strings.Contains(string(out), "more than the largest allocation") {
+		t.Errorf("tune -n %s -k 1: exit %d, want 1 and %q; output:\n%.3000s", sizes, code, want, out)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("the two checks took %s", el)
+	}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
 }

@@ -111,6 +111,9 @@ func tuneVerb(args []string, stdout, stderr io.Writer) int {
 
 // tuneBenchmark sets the benchmark up and searches.
 func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*hpl.Tuning, *kernels.Instance, error) {
+	if err := checkFits(cfg.Bench, cfg.Size, cfg.Device, tuneCopies); err != nil {
+		return nil, nil, err
+	}
 	inst, err := cfg.Bench.Instance(cfg.Size, cfg.DataSeed)
 	if err != nil {
 		return nil, nil, err

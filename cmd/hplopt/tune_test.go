@@ -12,8 +12,16 @@ import (
 
 func TestMain(m *testing.M) {
 	runner.MaybeWorker()
+	if os.Getenv(asCommand) != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(m.Run())
 }
+
+// asCommand, set in the environment of this test binary, makes it the
+// hplopt command: the tests that need hplopt as a process of its own
+// (signals, memory limits) start it so (command).
+const asCommand = "HPLOPT_TEST_AS_COMMAND"
 
 func TestUsage(t *testing.T) {
 	if st, _, errs := hplopt(); st != 2 || !strings.Contains(errs, "usage") {
