@@ -45,7 +45,7 @@ func TestPinErrors(t *testing.T) {
 }
 
 // command returns the command running hplopt with args in a process of
-// its own: this test binary, started as the command (asCommand), under
+// its own: this test binary, started as the command (asHplopt), under
 // the shell's ulimit -v of limitKiB KiB if limitKiB > 0.
 func command(t *testing.T, limitKiB int64, args ...string) *exec.Cmd {
 	t.Helper()
@@ -59,7 +59,7 @@ func command(t *testing.T, limitKiB int64, args ...string) *exec.Cmd {
 	} else {
 		cmd = exec.Command(exe, args...)
 	}
-	cmd.Env = append(os.Environ(), asCommand+"=1")
+	cmd.Env = append(os.Environ(), asHplopt+"=1")
 	return cmd
 }
 
