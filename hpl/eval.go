@@ -9,6 +9,7 @@ import (
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/codegen"
+	"github.com/hplopt/hplopt/patterns"
 	"github.com/hplopt/hplopt/runner"
 )
 
@@ -335,6 +336,19 @@ func dimNames(n int) string {
 	return strings.Join([]string{"idx", "idy", "idz"}[:n], ", ")
 }
 
+// intArgs returns the values of k's int arguments in args (checked).
+func intArgs(k *ast.Kernel, args []any) map[string]int {
+	ints := map[string]int{}
+	for i, p := range k.Params {
+		if p.Rank == 0 && p.Type == ast.Int {
+			if v, err := scalarArg(p, args[i]); err == nil {
+				ints[p.Name] = int(v.(int32))
+			}
+		}
+	}
+	return ints
+}
+
 // arraySizes lists the array arguments of k (specialized for args) with
 // their sizes, for the memory check.
 func arraySizes(k *ast.Kernel, args []any) []runner.ArraySize {
@@ -407,6 +421,9 @@ func (e *Evaluation) Run(args ...any) (err error) {
 	global, local, err := e.domains(k, args)
 	if err != nil {
 		return err
+	}
+	if err := patterns.CheckBounds(k, global, intArgs(k, args)); err != nil {
+		return e.fail("%v", err)
 	}
 	t, err := e.target()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/optimizer"
+	"github.com/hplopt/hplopt/patterns"
 	"github.com/hplopt/hplopt/runner"
 )
 
@@ -99,6 +100,9 @@ func (e *Evaluation) problem(args []any) (*optimizer.Problem, error) {
 	global, _, err := e.domains(k, args)
 	if err != nil {
 		return nil, err
+	}
+	if err := patterns.CheckBounds(k, global, intArgs(k, args)); err != nil {
+		return nil, e.fail("%v", err)
 	}
 	// The device of the evaluation's session: opened once per process,
 	// under the runner's lock (runner.Open).
