@@ -69,6 +69,9 @@ type Device struct {
 	LocalMemSize     int64
 	GlobalMemSize    int64
 	MaxAllocSize     int64
+	// MemBaseAddrAlign is the alignment in bytes that the origin of a
+	// sub-buffer needs (CL_DEVICE_MEM_BASE_ADDR_ALIGN, given in bits).
+	MemBaseAddrAlign int
 	id               C.cl_device_id
 }
 
@@ -187,6 +190,7 @@ func (p *Platform) Devices() ([]*Device, error) {
 			LocalMemSize:     int64(deviceUint(id, C.CL_DEVICE_LOCAL_MEM_SIZE, 8)),
 			GlobalMemSize:    int64(deviceUint(id, C.CL_DEVICE_GLOBAL_MEM_SIZE, 8)),
 			MaxAllocSize:     int64(deviceUint(id, C.CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8)),
+			MemBaseAddrAlign: int(deviceUint(id, C.CL_DEVICE_MEM_BASE_ADDR_ALIGN, 4)) / 8,
 		}
 		dims := int(deviceUint(id, C.CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 4))
 		if dims > 0 {
@@ -329,6 +333,22 @@ func (c *Context) NewBuffer(size int) (*Buffer, error) {
 	var st C.cl_int
 	mem := C.clCreateBuffer(c.ctx, C.CL_MEM_READ_WRITE, C.size_t(size), nil, &st)
 	if err := check("clCreateBuffer", st); err != nil {
+		return nil, err
+	}
+	return &Buffer{Size: size, mem: mem}, nil
+}
+
+// Sub creates a buffer of size bytes inside b, from byte origin on
+// (clCreateSubBuffer): a kernel given it sees those bytes alone. origin
+// must be a multiple of the device's MemBaseAddrAlign. Close it before b.
+func (b *Buffer) Sub(origin, size int) (*Buffer, error) {
+	if origin < 0 || size <= 0 || origin+size > b.Size {
+		return nil, fmt.Errorf("opencl: a sub-buffer of %d bytes at %d in a buffer of %d", size, origin, b.Size)
+	}
+	region := C.cl_buffer_region{origin: C.size_t(origin), size: C.size_t(size)}
+	var st C.cl_int
+	mem := C.clCreateSubBuffer(b.mem, C.CL_MEM_READ_WRITE, C.CL_BUFFER_CREATE_TYPE_REGION, unsafe.Pointer(&region), &st)
+	if err := check("clCreateSubBuffer", st); err != nil {
 		return nil, err
 	}
 	return &Buffer{Size: size, mem: mem}, nil
@@ -500,15 +520,32 @@ func (q *Queue) Close() error {
 // Finish waits for every command of the queue.
 func (q *Queue) Finish() error { return check("clFinish", C.clFinish(q.q)) }
 
-// Write copies data (len bytes) from host memory to b, blocking.
-func (q *Queue) Write(b *Buffer, data unsafe.Pointer, n int) error {
+// Write copies data (n bytes) from host memory to the start of b,
+// blocking.
+func (q *Queue) Write(b *Buffer, data unsafe.Pointer, n int) error { return q.WriteAt(b, 0, data, n) }
+
+// WriteAt copies n bytes from host memory to b at byte offset off,
+// blocking.
+func (q *Queue) WriteAt(b *Buffer, off int, data unsafe.Pointer, n int) error {
 	if n == 0 {
 		return nil
 	}
-	if n > b.Size {
-		return fmt.Errorf("opencl: write of %d bytes into a buffer of %d", n, b.Size)
+	if off < 0 || off+n > b.Size {
+		return fmt.Errorf("opencl: write of %d bytes at %d into a buffer of %d", n, off, b.Size)
 	}
-	return check("clEnqueueWriteBuffer", C.clEnqueueWriteBuffer(q.q, b.mem, C.CL_TRUE, 0, C.size_t(n), data, 0, nil, nil))
+	return check("clEnqueueWriteBuffer", C.clEnqueueWriteBuffer(q.q, b.mem, C.CL_TRUE, C.size_t(off), C.size_t(n), data, 0, nil, nil))
+}
+
+// ReadAt copies n bytes of b from byte offset off to host memory,
+// blocking.
+func (q *Queue) ReadAt(b *Buffer, off int, data unsafe.Pointer, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if off < 0 || off+n > b.Size {
+		return fmt.Errorf("opencl: read of %d bytes at %d from a buffer of %d", n, off, b.Size)
+	}
+	return check("clEnqueueReadBuffer", C.clEnqueueReadBuffer(q.q, b.mem, C.CL_TRUE, C.size_t(off), C.size_t(n), data, 0, nil, nil))
 }
 
 // Copy copies the first n bytes of src to dst on the device. It does not
@@ -523,16 +560,8 @@ func (q *Queue) Copy(dst, src *Buffer, n int) error {
 	return check("clEnqueueCopyBuffer", C.clEnqueueCopyBuffer(q.q, src.mem, dst.mem, 0, 0, C.size_t(n), 0, nil, nil))
 }
 
-// Read copies n bytes of b to host memory, blocking.
-func (q *Queue) Read(b *Buffer, data unsafe.Pointer, n int) error {
-	if n == 0 {
-		return nil
-	}
-	if n > b.Size {
-		return fmt.Errorf("opencl: read of %d bytes from a buffer of %d", n, b.Size)
-	}
-	return check("clEnqueueReadBuffer", C.clEnqueueReadBuffer(q.q, b.mem, C.CL_TRUE, 0, C.size_t(n), data, 0, nil, nil))
-}
+// Read copies the first n bytes of b to host memory, blocking.
+func (q *Queue) Read(b *Buffer, data unsafe.Pointer, n int) error { return q.ReadAt(b, 0, data, n) }
 
 // Scalar is an element type that buffers hold.
 type Scalar interface{ ~float32 | ~float64 | ~int32 }

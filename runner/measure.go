@@ -94,6 +94,9 @@ type Measurer struct {
 	outs []int // indices of the outputs in prob.Args
 	sess *Session
 	bufs []*Buffer // per argument; nil for scalars
+	// guards holds each output's allocation with its guard zones
+	// (guard.go), whose inner buffer is in bufs; nil for the others.
+	guards []*guarded
 	// init holds the initial contents of each output (nil for the other
 	// arguments), from which the outputs are reset on the device before
 	// every launch.
@@ -132,13 +135,19 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 	if err := CheckDevice(sess.Device(), p.Sizes(), 1); err != nil {
 		return nil, err
 	}
-	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), init: make([]*Buffer, len(p.Args)), prepared: map[string]*Program{}}
+	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), guards: make([]*guarded, len(p.Args)), init: make([]*Buffer, len(p.Args)), prepared: map[string]*Program{}}
 	for i := range p.Args {
 		a := &p.Args[i]
 		if a.Scalar {
 			continue
 		}
-		if m.bufs[i], err = sess.NewBuffer(a.bytes()); err != nil {
+		if a.Output {
+			if m.guards[i], err = newGuarded(sess, a.bytes()); err != nil {
+				m.Close()
+				return nil, fmt.Errorf("runner: %s: %w", a.Name, err)
+			}
+			m.bufs[i] = m.guards[i].inner
+		} else if m.bufs[i], err = sess.NewBuffer(a.bytes()); err != nil {
 			m.Close()
 			return nil, fmt.Errorf("runner: %s: %w", a.Name, err)
 		}
@@ -362,6 +371,10 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res aut
 			restart = true
 			return fail(autotune.Launch, "uploading the inputs again: %v", err)
 		}
+		if err := m.fillGuards(); err != nil {
+			restart = true
+			return fail(autotune.Launch, "%v", err)
+		}
 		m.inputsStale = false
 	}
 	warm, runs := m.set.warmup(), m.set.runs()
@@ -414,6 +427,9 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res aut
 		}
 		got[i] = g
 	}
+	if err := m.checkGuards(); err != nil {
+		return fail(autotune.Wrong, "%v", err)
+	}
 	cost.Run = time.Since(built)
 	return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, got, false
 }
@@ -461,8 +477,11 @@ func (m *Measurer) Close() error {
 	}
 	m.prepared, m.order = nil, nil
 	m.mu.Unlock()
-	for _, b := range append(m.bufs, m.init...) {
-		if b != nil {
+	for i, b := range append(m.bufs, m.init...) {
+		switch {
+		case i < len(m.guards) && m.guards[i] != nil:
+			m.guards[i].Close()
+		case b != nil:
 			b.Close()
 		}
 	}
