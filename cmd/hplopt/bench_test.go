@@ -11,7 +11,7 @@ import (
 
 func TestBenchUsage(t *testing.T) {
 	for _, args := range [][]string{
-		{"bench", "--sizes", "XL"}, {"bench", "--kernels", "nosuch"}, {"bench", "-s", "annealing"},
+		{"bench", "--sizes", "XL"}, {"bench", "--kernels", "nosuch"}, {"bench", "-s", "simplex"},
 		{"bench", "-t", "S=abc"}, {"bench", "-t", "S=5", "--sizes", "S,M"}, {"bench", "--runs", "0"},
 		{"bench", "--peak-tflops", "60"}, {"bench", "extra"}, {"bench", "--kernels", ","},
 		{"bench", "--order", "sideways"}, {"bench", "--builds", "-2"},

@@ -38,7 +38,7 @@ func TestUsage(t *testing.T) {
 		t.Errorf("-h: status %d, stdout %q", st, out)
 	}
 	for _, args := range [][]string{
-		{"tune"}, {"tune", "nosuch"}, {"tune", "matmul", "-s", "annealing"}, {"tune", "matmul", "-t", "0"},
+		{"tune"}, {"tune", "nosuch"}, {"tune", "matmul", "-s", "simplex"}, {"tune", "matmul", "-t", "0"},
 		{"tune", "matmul", "--params", "bogus=1"}, {"matmul", "-n", "0"}, {"gen", "matmul", "--params", "uf"},
 		{"devices", "extra"}, {"check", "extra"}, {"tune", "matmul", "--order", "sideways"}, {"tune", "matmul", "--builds", "-1"},
 	} {
