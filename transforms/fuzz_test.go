@@ -88,7 +88,7 @@ func FuzzRandomKernel(f *testing.F) {
 		case fuzzing() && seed%8 == 0:
 			runs = 1
 		case !fuzzing() && (seed <= deviceSeeds || seed > addedSeeds):
-			runs = 3
+			runs = 2
 		}
 		if runs > 0 && len(legal) > 0 {
 			runVariants(t, rk, legal[:min(runs, len(legal))])
@@ -102,7 +102,7 @@ func FuzzRandomKernel(f *testing.F) {
 // failing, kept with their fixes).
 const (
 	addedSeeds  = 12
-	deviceSeeds = 4
+	deviceSeeds = 3
 )
 
 // runVariants runs the single-point kernel and each variant on fresh

@@ -72,12 +72,16 @@ func TestSearchBuildsWithoutCgo(t *testing.T) {
 // TestLayering checks what the module's packages may depend on.
 func TestLayering(t *testing.T) {
 	// The search is itself: autotune and genetic depend on no other
-	// package of the module, strategies on them alone.
+	// package of the module, strategies on them and the cost model (which
+	// depends on autotune alone) only.
 	if got := deps(t, "./autotune", "./genetic"); !slices.Equal(got, []string{"autotune", "genetic"}) {
 		t.Errorf("autotune and genetic depend on %v, want only each other", got)
 	}
-	if got := deps(t, "./strategies"); !slices.Equal(got, []string{"autotune", "genetic", "strategies"}) {
-		t.Errorf("strategies depends on %v, want only autotune and genetic", got)
+	if got := deps(t, "./costmodel"); !slices.Equal(got, []string{"autotune", "costmodel"}) {
+		t.Errorf("costmodel depends on %v, want only autotune", got)
+	}
+	if got := deps(t, "./strategies"); !slices.Equal(got, []string{"autotune", "costmodel", "genetic", "strategies"}) {
+		t.Errorf("strategies depends on %v, want only autotune, genetic and costmodel", got)
 	}
 	// The runner runs OpenCL C: it knows nothing of how variants are made.
 	for _, d := range deps(t, "./runner") {
@@ -85,9 +89,10 @@ func TestLayering(t *testing.T) {
 			t.Errorf("runner depends on %s", d)
 		}
 	}
-	// The DSL reaches the tuner through the optimizer only.
+	// The DSL reaches the tuner through the optimizer only (patterns is
+	// the analysis that Run's bounds check reads).
 	for _, d := range strings.Fields(goCmd(t, nil, "list", "-f", `{{join .Imports " "}}`, "./hpl")) {
-		if rest, ok := strings.CutPrefix(d, module); ok && !slices.Contains([]string{"ast", "codegen", "opencl", "optimizer", "runner"}, rest) {
+		if rest, ok := strings.CutPrefix(d, module); ok && !slices.Contains([]string{"ast", "codegen", "opencl", "optimizer", "patterns", "runner"}, rest) {
 			t.Errorf("hpl imports %s", rest)
 		}
 	}
