@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/runner"
 )
 
@@ -119,4 +124,27 @@ func exitCode(err error) int {
 		return ee.ExitCode()
 	}
 	return -1
+}
+
+// TestSummaryNamesCommonFailure: a search in which nothing ran correctly
+// says why, with the most common reason (issue 18 #8: every setting
+// illegal was reported as "no variant ran correctly" alone).
+func TestSummaryNamesCommonFailure(t *testing.T) {
+	b, _ := kernels.Get("matmul")
+	inst, err := b.Instance(b.Sizes["tiny"], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &autotune.Report{Stopped: autotune.StopBudget}
+	for _, why := range []string{"bszx=64 exceeds the 32 points along x", "uf=3: no compute loop to unroll", "bszx=64 exceeds the 32 points along x"} {
+		rep.History = append(rep.History, autotune.Eval{Result: autotune.Result{Outcome: autotune.Illegal, Err: errors.New("transforms: illegal setting: " + why)}})
+		rep.Evaluations++
+		rep.Failures.Illegal++
+	}
+	var out bytes.Buffer
+	printTuning(&out, &tuneConfig{Bench: b, Size: b.Sizes["tiny"]}, &hpl.Tuning{Report: rep, SpaceSize: big.NewInt(5000)}, inst)
+	want := "why           3 of 3 evaluations illegal, 2 of them with: transforms: illegal setting: bszx=64 exceeds the 32 points along x"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("summary:\n%s\nwant %q", out.String(), want)
+	}
 }
