@@ -234,7 +234,7 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 			found = found || p.Name == string(n)
 		}
 		if !found {
-			return nil, nil, fmt.Errorf("optimizer: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
+			return nil, nil, pinErrorf("optimizer: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
 		}
 	}
 	if err := checkPins(spec, maxWG); err != nil {
