@@ -41,13 +41,13 @@ test: deps
 # hang or crash while starting, building and running. Each prints its
 # tally: faults injected, runs completed, measurements lost.
 faults: deps
-	$(GO) test -count=1 -timeout 30m -run '^TestFaults$$' -v ./runner ./cmd/hplopt -args -faults
+	$(GO) test -count=1 -timeout 30m -run '^TestFaults$$' -v ./runner ./cli -args -faults
 
 # fuzz runs each fuzz target for FUZZTIME (their seed corpora run in make
 # test); an input that fails is written to the package's testdata/fuzz.
 FUZZTIME ?= 2m
 FUZZ := ./optimizer:FuzzParseSettings ./transforms:FuzzParsePins ./transforms:FuzzRandomKernel \
-	./kernels:FuzzParseSize ./cmd/hplopt:FuzzSizeList ./cmd/hplopt:FuzzArgs ./clc:FuzzLoad
+	./kernels:FuzzParseSize ./cli:FuzzSizeList ./cli:FuzzArgs ./clc:FuzzLoad
 fuzz: deps
 	@set -e; for t in $(FUZZ); do \
 		echo "$${t%%:*} $${t##*:}"; \

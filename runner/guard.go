@@ -3,7 +3,6 @@ package runner
 import (
 	"bytes"
 	"fmt"
-	"unsafe"
 )
 
 // Guard zones. A Measurer keeps every output between two zones of device
@@ -173,15 +172,4 @@ func (b *Buffer) sub(off, n int) (*Buffer, error) {
 		return nil, err
 	}
 	return &Buffer{s: b.s, b: sb, size: n}, nil
-}
-
-// writeAt copies src into the buffer at byte off and waits for the copy.
-func (b *Buffer) writeAt(off int, src []byte) error {
-	return b.s.cl.Queue.WriteAt(b.b, off, unsafe.Pointer(unsafe.SliceData(src)), len(src))
-}
-
-// readAt copies the buffer's bytes from off into dst and waits for the
-// copy.
-func (b *Buffer) readAt(off int, dst []byte) error {
-	return b.s.cl.Queue.ReadAt(b.b, off, unsafe.Pointer(unsafe.SliceData(dst)), len(dst))
 }
