@@ -193,11 +193,14 @@ func (g *kgen) nest(i int, counters []hpl.Var, acc hpl.Var) {
 		}
 		return
 	}
-	var hi any = g.lens[i]
+	var lo, hi any = 0, g.lens[i]
 	if g.r.IntN(2) == 0 {
 		hi = g.loops[i]
 	}
-	k.For(counters[i], 0, hi, func() {
+	if i > 0 && g.r.IntN(4) == 0 {
+		lo = counters[i-1] // a triangular loop: j1 from j0
+	}
+	k.For(counters[i], lo, hi, func() {
 		g.ctr = append(g.ctr, counters[i])
 		g.ctrLen = append(g.ctrLen, g.loops[i])
 		if g.r.IntN(4) == 0 { // a statement before the inner loop
