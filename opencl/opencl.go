@@ -1,7 +1,7 @@
 // Package opencl is hplopt's thin, typed cgo binding over the OpenCL 1.2
 // API: platforms and devices with the properties the optimizer needs,
 // contexts, profiling command queues, buffers, programs built from source
-// and kernels. Every OpenCL error becomes an Error naming the call and the
+// or from the binaries of earlier builds, and kernels. Every OpenCL error becomes an Error naming the call and the
 // symbolic code. Resources are released by Close, deterministically.
 package opencl
 
@@ -365,6 +365,62 @@ func (c *Context) Build(src, options string) (*Program, error) {
 		return nil, &BuildError{Err: Error{Call: "clBuildProgram", Code: int32(st)}, Log: log}
 	}
 	return &Program{prog: prog, ctx: c}, nil
+}
+
+// BuildBinary creates a program from bin, a binary that Program.Binary
+// returned for a device of the same kind and driver, and builds it with
+// options (clCreateProgramWithBinary, clBuildProgram). A binary the device
+// does not take is an Error of clCreateProgramWithBinary
+// (CL_INVALID_BINARY); a failed build a *BuildError, as for Build.
+func (c *Context) BuildBinary(bin []byte, options string) (*Program, error) {
+	if len(bin) == 0 {
+		return nil, errors.New("opencl: BuildBinary: an empty binary")
+	}
+	cbin := C.CBytes(bin)
+	defer C.free(cbin)
+	n := C.size_t(len(bin))
+	ptr := (*C.uchar)(cbin)
+	var st, binSt C.cl_int
+	prog := C.clCreateProgramWithBinary(c.ctx, 1, &c.Device.id, &n, &ptr, &binSt, &st)
+	if err := check("clCreateProgramWithBinary", st); err != nil {
+		return nil, err
+	}
+	if err := check("clCreateProgramWithBinary", binSt); err != nil {
+		C.clReleaseProgram(prog)
+		return nil, err
+	}
+	copt := C.CString(options)
+	defer C.free(unsafe.Pointer(copt))
+	st = C.clBuildProgram(prog, 1, &c.Device.id, copt, nil, nil)
+	if st != C.CL_SUCCESS {
+		log := buildLog(prog, c.Device.id)
+		C.clReleaseProgram(prog)
+		return nil, &BuildError{Err: Error{Call: "clBuildProgram", Code: int32(st)}, Log: log}
+	}
+	return &Program{prog: prog, ctx: c}, nil
+}
+
+// Binary returns the program's binary for its device (CL_PROGRAM_BINARIES):
+// what the implementation made of the source, which Context.BuildBinary
+// turns back into a program without compiling the source again. Its form
+// is the implementation's: PTX for NVIDIA; for PoCL, an archive of its
+// kernel cache directory, with the machine code of the work-group sizes
+// launched so far.
+func (p *Program) Binary() ([]byte, error) {
+	var n C.size_t
+	if err := check("clGetProgramInfo", C.clGetProgramInfo(p.prog, C.CL_PROGRAM_BINARY_SIZES, C.size_t(unsafe.Sizeof(n)), unsafe.Pointer(&n), nil)); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, errors.New("opencl: the program has no binary for its device")
+	}
+	buf := C.malloc(n)
+	defer C.free(buf)
+	ptr := (*C.uchar)(buf)
+	if err := check("clGetProgramInfo", C.clGetProgramInfo(p.prog, C.CL_PROGRAM_BINARIES, C.size_t(unsafe.Sizeof(ptr)), unsafe.Pointer(&ptr), nil)); err != nil {
+		return nil, err
+	}
+	return C.GoBytes(buf, C.int(n)), nil
 }
 
 // Log returns the compiler's log of the successful build: warnings, and

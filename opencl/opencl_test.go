@@ -279,3 +279,52 @@ func TestBuildLogKeepsWarnings(t *testing.T) {
 		t.Fatalf("build log %q does not hold the #warning", log)
 	}
 }
+
+// TestBinary builds saxpy, takes its binary, makes a program of it in
+// another session (another context, as another process would) and checks
+// that it computes what the source does; a damaged binary is refused with
+// an error, not a crash.
+func TestBinary(t *testing.T) {
+	s := session(t)
+	prog, err := s.Context.Build(saxpy, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Close()
+	x, y := []float32{1, 2, 3, 4, 5, 6, 7, 8}, []float32{8, 7, 6, 5, 4, 3, 2, 1}
+	// A launch first: PoCL compiles a work-group size at its first launch,
+	// and the binary then holds that code too.
+	want := runSaxpy(t, s, prog, x, y, 2, 4)
+	bin, err := prog.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bin) == 0 {
+		t.Fatal("Binary returned no bytes")
+	}
+	other := session(t)
+	loaded, err := other.Context.BuildBinary(bin, "")
+	if err != nil {
+		t.Fatalf("BuildBinary of the program's own binary: %v", err)
+	}
+	defer loaded.Close()
+	got := runSaxpy(t, other, loaded, x, y, 2, 4)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("y[%d] = %v from the binary, %v from the source", i, got[i], want[i])
+		}
+	}
+	if again, err := loaded.Binary(); err != nil || len(again) == 0 {
+		t.Errorf("Binary of a program made from a binary: %d bytes, %v", len(again), err)
+	}
+
+	if _, err := other.Context.BuildBinary(nil, ""); err == nil {
+		t.Error("BuildBinary(nil): no error")
+	}
+	if p, err := other.Context.BuildBinary([]byte("not a binary of any device"), ""); err == nil {
+		p.Close()
+		t.Error("BuildBinary of garbage: no error")
+	} else {
+		t.Logf("garbage binary: %v", err)
+	}
+}
