@@ -1,8 +1,9 @@
 // Package opencl is hplopt's thin, typed cgo binding over the OpenCL 1.2
 // API: platforms and devices with the properties the optimizer needs,
 // contexts, profiling command queues, buffers, programs built from source
-// or from the binaries of earlier builds, and kernels. Every OpenCL error becomes an Error naming the call and the
-// symbolic code. Resources are released by Close, deterministically.
+// or from the binaries of earlier builds, and kernels. Every OpenCL error
+// becomes an Error naming the call and the symbolic code. Resources are
+// released by Close, deterministically.
 package opencl
 
 // #cgo LDFLAGS: -lOpenCL
