@@ -599,12 +599,29 @@ func ReadSlice[T Scalar](q *Queue, b *Buffer, data []T) error {
 // (nil lets the implementation choose), waits for it and returns its time
 // in nanoseconds from the profiling events.
 func (q *Queue) Run(k *Kernel, global, local []int) (int64, error) {
+	ev, err := q.Start(k, global, local)
+	if err != nil {
+		return 0, err
+	}
+	defer ev.Close()
+	return ev.Wait()
+}
+
+// Event is a launch in flight (Start): its status can be watched while it
+// runs. Close it when done.
+type Event struct {
+	ev C.cl_event
+}
+
+// Start launches k as Run does, without waiting: it enqueues the launch,
+// flushes the queue and returns the launch's event.
+func (q *Queue) Start(k *Kernel, global, local []int) (*Event, error) {
 	dims := len(global)
 	if dims < 1 || dims > 3 {
-		return 0, fmt.Errorf("opencl: %d global dimensions", dims)
+		return nil, fmt.Errorf("opencl: %d global dimensions", dims)
 	}
 	if local != nil && len(local) != dims {
-		return 0, fmt.Errorf("opencl: %d local sizes for %d global dimensions", len(local), dims)
+		return nil, fmt.Errorf("opencl: %d local sizes for %d global dimensions", len(local), dims)
 	}
 	g := make([]C.size_t, dims)
 	for i, v := range global {
@@ -620,25 +637,62 @@ func (q *Queue) Run(k *Kernel, global, local []int) (int64, error) {
 	}
 	var ev C.cl_event
 	if err := check("clEnqueueNDRangeKernel", C.clEnqueueNDRangeKernel(q.q, k.k, C.cl_uint(dims), nil, &g[0], lp, 0, nil, &ev)); err != nil {
-		return 0, fmt.Errorf("%w (kernel %s, global %v, local %v)", err, k.Name, global, local)
+		return nil, fmt.Errorf("%w (kernel %s, global %v, local %v)", err, k.Name, global, local)
 	}
-	defer C.clReleaseEvent(ev)
-	if err := check("clWaitForEvents", C.clWaitForEvents(1, &ev)); err != nil {
+	C.clFlush(q.q)
+	return &Event{ev: ev}, nil
+}
+
+// Event statuses (Status).
+const (
+	Queued    = C.CL_QUEUED
+	Submitted = C.CL_SUBMITTED
+	Running   = C.CL_RUNNING
+	Complete  = C.CL_COMPLETE
+)
+
+// Status returns the launch's execution status: Queued, Submitted,
+// Running, Complete, or an error of a launch that failed. An
+// implementation that compiles the kernel's code for the launch (PoCL)
+// does so before Running.
+func (e *Event) Status() (int, error) {
+	var status C.cl_int
+	if err := check("clGetEventInfo", C.clGetEventInfo(e.ev, C.CL_EVENT_COMMAND_EXECUTION_STATUS, C.size_t(unsafe.Sizeof(status)), unsafe.Pointer(&status), nil)); err != nil {
+		return 0, err
+	}
+	if status < 0 {
+		return 0, Error{Call: "kernel execution", Code: int32(status)}
+	}
+	return int(status), nil
+}
+
+// Wait waits for the launch to end and returns its time in nanoseconds
+// from the profiling events.
+func (e *Event) Wait() (int64, error) {
+	if err := check("clWaitForEvents", C.clWaitForEvents(1, &e.ev)); err != nil {
 		return 0, err
 	}
 	var status C.cl_int
-	C.clGetEventInfo(ev, C.CL_EVENT_COMMAND_EXECUTION_STATUS, C.size_t(unsafe.Sizeof(status)), unsafe.Pointer(&status), nil)
+	C.clGetEventInfo(e.ev, C.CL_EVENT_COMMAND_EXECUTION_STATUS, C.size_t(unsafe.Sizeof(status)), unsafe.Pointer(&status), nil)
 	if status < 0 {
 		return 0, Error{Call: "kernel execution", Code: int32(status)}
 	}
 	var start, end C.cl_ulong
-	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(ev, C.CL_PROFILING_COMMAND_START, C.size_t(unsafe.Sizeof(start)), unsafe.Pointer(&start), nil)); err != nil {
+	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(e.ev, C.CL_PROFILING_COMMAND_START, C.size_t(unsafe.Sizeof(start)), unsafe.Pointer(&start), nil)); err != nil {
 		return 0, err
 	}
-	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(ev, C.CL_PROFILING_COMMAND_END, C.size_t(unsafe.Sizeof(end)), unsafe.Pointer(&end), nil)); err != nil {
+	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(e.ev, C.CL_PROFILING_COMMAND_END, C.size_t(unsafe.Sizeof(end)), unsafe.Pointer(&end), nil)); err != nil {
 		return 0, err
 	}
 	return int64(end - start), nil
+}
+
+// Close releases the event.
+func (e *Event) Close() {
+	if e != nil && e.ev != nil {
+		C.clReleaseEvent(e.ev)
+		e.ev = nil
+	}
 }
 
 // Session bundles a device with a context and a profiling queue: what a

@@ -328,3 +328,47 @@ func TestBinary(t *testing.T) {
 		t.Logf("garbage binary: %v", err)
 	}
 }
+
+// TestStart launches saxpy without waiting, watches its status until it
+// completes, and takes its time.
+func TestStart(t *testing.T) {
+	s := session(t)
+	prog, err := s.Context.Build(saxpy, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Close()
+	k, err := prog.Kernel("saxpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	b, err := s.Context.NewBuffer(4 * 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := errors.Join(k.SetArgBuffer(0, b), k.SetArgBuffer(1, b), k.SetArgFloat32(2, 1), k.SetArgInt32(3, 1024)); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := s.Queue.Start(k, []int{1024}, []int{64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	for {
+		st, err := ev.Status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st == Complete {
+			break
+		}
+		if st != Queued && st != Submitted && st != Running {
+			t.Fatalf("Status() = %d", st)
+		}
+	}
+	if ns, err := ev.Wait(); err != nil || ns <= 0 {
+		t.Errorf("Wait() = %d, %v", ns, err)
+	}
+}

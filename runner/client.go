@@ -80,9 +80,9 @@ type WorkerSettings struct {
 	StartTimeout time.Duration
 	// ReferenceTime, if positive, bounds the timed launches of the
 	// reference variant: after its warm-up, it is launched Measure.Runs
-	// times or as many as fit in ReferenceTime from its start, and without
-	// time for one the warm-up's kernel time is the baseline. Default 0:
-	// Measure.Runs launches.
+	// times or as many times as fit in ReferenceTime, and without time for
+	// one (a kernel slower than that) the warm-up's kernel time is the
+	// baseline. Default 0: Measure.Runs launches.
 	ReferenceTime time.Duration
 	// Builders is the number of builder processes that build the variants
 	// given to Prepare ahead of their measurement (pool.go). Default 0:
@@ -90,8 +90,9 @@ type WorkerSettings struct {
 	Builders int
 	// Cache, if not nil, keeps the builders' binaries between runs, and
 	// PoCL's kernel cache: the worker processes get its PoclDir as
-	// POCL_CACHE_DIR. Default nil: no binaries kept, and PoCL's cache where
-	// the environment says.
+	// POCL_CACHE_DIR, with POCL_KERNEL_CACHE=1, and on PoCL the builders
+	// leave their work there instead of in binaries. Default nil: no
+	// binaries kept, and PoCL's cache where the environment says.
 	Cache *Cache
 	// Stderr receives what the worker process writes on its stdout and
 	// stderr (OpenCL implementations' messages). Default nil: discarded,
@@ -181,7 +182,9 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	}
 	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, changed: make(chan struct{})}
 	if set.Cache != nil {
-		w.env = append(os.Environ(), "POCL_CACHE_DIR="+set.Cache.PoclDir())
+		// PoCL's kernel cache, in the Cache and on: the builders' first
+		// launches leave their code there for the measuring worker.
+		w.env = append(os.Environ(), "POCL_CACHE_DIR="+set.Cache.PoclDir(), "POCL_KERNEL_CACHE=1")
 	}
 	w.setup = wireSetup{
 		Device:        set.Device,
@@ -201,13 +204,13 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	if set.Builders >= 0 {
 		// The builders start while the measuring worker times the
 		// reference; they wait for the device's key before building.
-		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: shapes(w.setup.Args), Measure: set.Measure,
+		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: shapes(w.setup.Args), Measure: set.Measure, SharedCache: set.Cache != nil,
 			Faults: slices.DeleteFunc(slices.Clone(set.faults), func(f fault) bool { return !f.Builder })}
 		n := set.Builders
 		if n == 0 {
 			n = DefaultBuilders()
 		}
-		w.pool = newPool(n, exe, w.env, w.stderr, bset, set.compileTimeout(), time.Minute, set.Cache, w.built)
+		w.pool = newPool(n, exe, w.env, w.stderr, bset, set.compileTimeout(), set.timeout(), time.Minute, set.Cache, w.built)
 	}
 	c, r, err := w.spawn(ctx, set.startTimeout())
 	if err != nil {
@@ -285,7 +288,13 @@ func (w *Worker) Restarts() int {
 // before Measure(current)): the builders build it, or, without them, the
 // measuring worker. It does not wait; a variant measured without Prepare
 // is built when it is measured.
-func (w *Worker) Prepare(v Variant) {
+func (w *Worker) Prepare(v Variant) { w.prepare(v, false) }
+
+// PrepareFirst is Prepare for a variant wanted next: its build goes before
+// those of the variants prepared before it that no builder has started.
+func (w *Worker) PrepareFirst(v Variant) { w.prepare(v, true) }
+
+func (w *Worker) prepare(v Variant, first bool) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -294,6 +303,9 @@ func (w *Worker) Prepare(v Variant) {
 	for _, p := range w.pending {
 		if sameVariant(p.v, v) {
 			w.mu.Unlock()
+			if w.pool != nil && first {
+				w.pool.submit(v, true)
+			}
 			return
 		}
 	}
@@ -304,7 +316,7 @@ func (w *Worker) Prepare(v Variant) {
 	c := w.c
 	w.mu.Unlock()
 	if w.pool != nil {
-		w.pool.submit(v)
+		w.pool.submit(v, first)
 		return
 	}
 	if c != nil {
@@ -379,8 +391,14 @@ func (w *Worker) Ready(v Variant) bool {
 // WaitReady waits until one of vs is Ready and returns its index, or -1
 // when ctx is done first. Without a worker process (the last one was lost
 // and the next Measure starts one) it returns 0 at once: nothing becomes
-// ready before a Measure.
+// ready before a Measure. So it does when no builder has started vs[0],
+// the variant wanted next: the measuring worker, idle, is to build it.
 func (w *Worker) WaitReady(ctx context.Context, vs []Variant) int {
+	if w.pool != nil && len(vs) > 0 {
+		if j := w.pool.lookup(vs[0]); j != nil && w.pool.queued(j) {
+			return 0
+		}
+	}
 	for {
 		w.mu.Lock()
 		ch, c := w.changed, w.c
@@ -429,7 +447,8 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 	var bin []byte
 	warm := false // bin holds the code of v's first launch
 	if w.pool != nil {
-		j := w.pool.submit(v)
+		j := w.pool.submit(v, true)
+		w.pool.steal(j) // no builder has it: build it here rather than wait
 		select {
 		case <-j.done:
 		case <-ctx.Done():

@@ -227,10 +227,11 @@ func (m *Measurer) SetReference(ref Variant) (ms float64, err error) {
 }
 
 // setReference is SetReference with the timed launches bounded by within
-// (0: none): after the warm-up, a launch is made only if it is expected to
-// end within that time of the start, and without time for one, the
-// warm-up's kernel time is the baseline. It returns the number of timed
-// launches (0 for the warm-up's time).
+// (0: no bound): after the warm-up, a launch is made only if the timed
+// launches are expected to end within that time, and without time for one
+// (a kernel that runs longer than within), the warm-up's kernel time is
+// the baseline. It returns the number of timed launches (0 for the
+// warm-up's time).
 func (m *Measurer) setReference(ref Variant, within time.Duration) (ms float64, timed int, err error) {
 	res, got, _, timed := m.run(context.Background(), ref, runOptions{within: within})
 	if res.Outcome == autotune.OK && m.want != nil {
@@ -387,6 +388,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 	warm, runs := m.set.warmup(), m.set.runs()
 	times := make([]float64, 0, runs)
 	warmOnly := false // times holds the warm-up's time alone
+	warmedUp := time.Now()
 	for r := 0; r < warm+runs; r++ {
 		if err := ctx.Err(); err != nil {
 			return fail(autotune.Timeout, "%v", err)
@@ -413,6 +415,9 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 			times = []float64{ms}
 			break
 		}
+		if r+1 == warm {
+			warmedUp = time.Now()
+		}
 		if opt.within > 0 && r+1 < warm+runs {
 			// The next launch takes about as long as this one; a warm-up's
 			// wall time may hold a compilation (PoCL's at the first
@@ -421,7 +426,11 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 			if r < warm {
 				next = d + d/4 + time.Millisecond
 			}
-			if time.Since(start)+next > opt.within {
+			spent := time.Duration(0)
+			if r >= warm {
+				spent = time.Since(warmedUp)
+			}
+			if spent+next > opt.within {
 				if len(times) == 0 {
 					times, warmOnly = []float64{ms}, true
 				}

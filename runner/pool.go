@@ -22,17 +22,22 @@ import (
 //
 // On a device that compiles at launch (PoCL), a builder also launches one
 // work-group of the variant, so that the code of its work-group size is
-// made in the builder and carried by the binary: the measuring worker's
-// first launch then costs what its next ones do, and a variant's time limit
-// stops paying for the compiler.
+// made in the builder and carried by the binary, or, with a Cache, left in
+// PoCL's kernel cache, which the processes then share (taking PoCL's binary
+// costs another compilation): the measuring worker's first launch then
+// costs what its next ones do, and a variant's time limit stops paying for
+// the compiler.
 //
 // A builder that dies while it builds is replaced and the build is tried
 // once more in the new one; dying again, or passing the build limit (then
-// it is killed), makes the variant a Compile failure with the reason. A
+// it is killed), makes the variant a Compile failure with the reason. On
+// PoCL the build includes the compilation of the first launch, which the
+// builder watches (the launch's event turns to running once its code is
+// made). A
 // builder whose build has run three times longer than the usual build (at
 // least 2 s) no longer counts among the pool's builders: another is started
-// beside it (up to twice the pool's size), so that one hung build holds up
-// nothing but its own variant. A builder that dies or hangs after the build
+// beside it (up to the pool's size plus the larger of that and 2), so that
+// one hung build holds up nothing but its own variant. A builder that dies or hangs after the build
 // ended (in the first launch, or while taking the binary) costs its variant
 // nothing: the measuring worker builds that one from source.
 //
@@ -88,6 +93,7 @@ type pool struct {
 	stderr *tailWriter
 	setup  wireSetup     // a builder's
 	limit  time.Duration // a build's limit
+	run    time.Duration // the limit on a builder's first launch, once it runs
 	start  time.Duration // a builder's start's limit
 	cache  *Cache
 	notify func(*buildJob) // called, without the lock, when a job is done
@@ -103,6 +109,7 @@ type pool struct {
 	spawned  int                  // builder processes started
 	took     []time.Duration      // successful builds' times, for slowAfter
 	children map[*child]bool      // live builders, killed by close
+	building map[*buildJob]time.Time // jobs in builders, since when
 	broken   error                // a builder could not start: no more builds here
 	closed   bool
 	stats    PoolStats
@@ -110,9 +117,9 @@ type pool struct {
 }
 
 // newPool makes a pool of n builders and starts them.
-func newPool(n int, exe string, env []string, stderr *tailWriter, setup wireSetup, limit, start time.Duration, cache *Cache, notify func(*buildJob)) *pool {
-	p := &pool{n: n, exe: exe, env: env, stderr: stderr, setup: setup, limit: limit, start: start, cache: cache, notify: notify,
-		jobs: map[string]*buildJob{}, children: map[*child]bool{}}
+func newPool(n int, exe string, env []string, stderr *tailWriter, setup wireSetup, limit, run, start time.Duration, cache *Cache, notify func(*buildJob)) *pool {
+	p := &pool{n: n, exe: exe, env: env, stderr: stderr, setup: setup, limit: limit, run: run, start: start, cache: cache, notify: notify,
+		jobs: map[string]*buildJob{}, children: map[*child]bool{}, building: map[*buildJob]time.Time{}}
 	p.cond = sync.NewCond(&p.mu)
 	p.stats.Builders = n
 	p.mu.Lock()
@@ -139,11 +146,15 @@ func (p *pool) keyLocked(v Variant) string {
 }
 
 // submit returns v's job, queuing it (or taking it from the cache) unless
-// it was submitted before and not taken.
-func (p *pool) submit(v Variant) *buildJob {
+// it was submitted before and not taken. first puts it at the head of the
+// queue, where it was not given to a builder yet.
+func (p *pool) submit(v Variant, first bool) *buildJob {
 	p.mu.Lock()
 	key := p.keyLocked(v)
 	if j := p.jobs[key]; j != nil {
+		if i := slices.Index(p.queue, j); first && i > 0 {
+			p.queue = append(append([]*buildJob{j}, p.queue[:i]...), p.queue[i+1:]...)
+		}
 		p.mu.Unlock()
 		return j
 	}
@@ -169,7 +180,11 @@ func (p *pool) submit(v Variant) *buildJob {
 		p.finish(j, nil, nil)
 		return j
 	}
-	p.queue = append(p.queue, j)
+	if first {
+		p.queue = append([]*buildJob{j}, p.queue...)
+	} else {
+		p.queue = append(p.queue, j)
+	}
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	return j
@@ -180,6 +195,29 @@ func (p *pool) lookup(v Variant) *buildJob {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.jobs[p.keyLocked(v)]
+}
+
+// steal takes j from the queue if no builder has started it, for the
+// measuring worker to build, and reports whether it did.
+func (p *pool) steal(j *buildJob) bool {
+	p.mu.Lock()
+	i := slices.Index(p.queue, j)
+	if i >= 0 {
+		p.queue = slices.Delete(p.queue, i, i+1)
+	}
+	p.mu.Unlock()
+	if i < 0 {
+		return false
+	}
+	p.finish(j, nil, nil)
+	return true
+}
+
+// queued reports whether j waits for a builder.
+func (p *pool) queued(j *buildJob) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.queue, j)
 }
 
 // take forgets j, which Measure has used.
@@ -203,20 +241,20 @@ func (p *pool) finish(j *buildJob, bin []byte, err error) {
 
 // slowAfter is how long a build runs before its builder stops counting
 // among the pool's: three times the median build, at least 2 s; 10 s
-// before any build ended.
+// before any build ended; at most half the build's limit.
 func (p *pool) slowAfterLocked() time.Duration {
 	if len(p.took) == 0 {
-		return 10 * time.Second
+		return min(10*time.Second, p.limit/2)
 	}
 	t := slices.Clone(p.took)
 	slices.Sort(t)
-	return max(2*time.Second, 3*t[len(t)/2])
+	return min(max(2*time.Second, 3*t[len(t)/2]), p.limit/2)
 }
 
-// growLocked starts builder loops until n of them are not slow (at most 2n
-// in all).
+// growLocked starts builder loops until n of them are not slow (at most
+// n + max(n, 2) in all).
 func (p *pool) growLocked() {
-	for !p.closed && p.broken == nil && p.slots-p.slow < p.n && p.slots < 2*p.n {
+	for !p.closed && p.broken == nil && p.slots-p.slow < p.n && p.slots < p.n+max(p.n, 2) {
 		if p.slots >= p.n {
 			p.stats.Extra++
 		}
@@ -236,6 +274,7 @@ func (p *pool) surplusLocked() bool { return p.slots-p.slow > p.n }
 func (p *pool) loop() {
 	defer p.wg.Done()
 	var c *child
+	lost := false // this loop's builder was lost: the next is a restart
 	defer func() {
 		if c != nil {
 			p.drop(c, false)
@@ -255,7 +294,7 @@ func (p *pool) loop() {
 		p.mu.Unlock()
 		if c == nil {
 			var err error
-			if c, err = p.spawn(); err != nil {
+			if c, err = p.spawn(lost); err != nil {
 				p.fail(err)
 				return
 			}
@@ -271,13 +310,13 @@ func (p *pool) loop() {
 		p.mu.Unlock()
 		if !p.build(c, j) {
 			p.drop(c, true)
-			c = nil
+			c, lost = nil, true
 		}
 	}
 }
 
-// spawn starts a builder process.
-func (p *pool) spawn() (*child, error) {
+// spawn starts a builder process, again after one was lost if restart.
+func (p *pool) spawn(restart bool) (*child, error) {
 	p.mu.Lock()
 	setup := p.setup
 	if p.spawned > 0 {
@@ -291,7 +330,7 @@ func (p *pool) spawn() (*child, error) {
 	}
 	_ = r
 	p.mu.Lock()
-	if p.spawned > p.n {
+	if restart {
 		p.stats.Restarts++
 	}
 	if p.closed {
@@ -346,6 +385,7 @@ func (p *pool) build(c *child, j *buildJob) (alive bool) {
 	var slow, ended bool // guarded by p.mu
 	p.mu.Lock()
 	limit, after := p.limit, p.slowAfterLocked()
+	p.building[j] = start
 	p.mu.Unlock()
 	timer := time.AfterFunc(after, func() {
 		p.mu.Lock()
@@ -365,6 +405,7 @@ func (p *pool) build(c *child, j *buildJob) (alive bool) {
 			p.cond.Broadcast()
 		}
 		p.stats.Busy += time.Since(start)
+		delete(p.building, j)
 		p.mu.Unlock()
 	}()
 
@@ -401,27 +442,38 @@ func (p *pool) build(c *child, j *buildJob) (alive bool) {
 		p.finish(j, nil, nil)
 		return false
 	case r.Msg != "":
-		p.count(true, time.Since(start))
+		p.count(true, 0)
 		if p.cache != nil {
 			p.cache.put(j.key, []byte(r.Msg), true)
 		}
 		p.finish(j, nil, errors.New(r.Msg))
 		return true
 	}
-	p.count(false, time.Since(start))
-	// Built: the first launch and the binary. Whatever goes wrong now is
-	// not the variant's build's fault; without a binary, the measuring
-	// worker builds the source.
+	// Built: the first launch, on a device that compiles at launch, whose
+	// compilation is part of the build and has the build's limit; then
+	// the binary. Whatever goes wrong once the launch runs is not the
+	// build's fault; without a binary, the measuring worker builds the
+	// source (and measures the launch with its own limits).
 	r, st = c.await(context.Background(), limit)
+	if st == timedOut {
+		p.count(true, 0)
+		p.finish(j, nil, fmt.Errorf("runner: the build of %s did not finish within %v: the compilation of its first launch (which this OpenCL implementation makes at launch) ran past it; builder killed", name, limit))
+		return false
+	}
+	if st == gotAnswer && r.Op == opStarted {
+		r, st = c.await(context.Background(), p.run)
+	}
 	if st != gotAnswer || r.Op != opResult {
+		p.count(false, 0)
 		p.finish(j, nil, nil)
 		return false
 	}
+	p.count(false, time.Since(start))
 	if r.Binary != nil && r.Msg == "" && p.cache != nil {
 		p.cache.put(j.key, r.Binary, false)
 	}
 	p.mu.Lock()
-	j.warm = !p.lazy || r.Warm
+	j.warm = (r.Binary != nil && !p.lazy) || r.Warm
 	p.mu.Unlock()
 	p.finish(j, r.Binary, nil)
 	return true
@@ -450,11 +502,16 @@ func (p *pool) isClosed() bool {
 	return p.closed
 }
 
-// Stats returns what the pool did so far.
+// Stats returns what the pool did so far, the builds in progress
+// included in Busy.
 func (p *pool) Stats() PoolStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.stats
+	s := p.stats
+	for _, since := range p.building {
+		s.Busy += time.Since(since)
+	}
+	return s
 }
 
 // close kills the builders (a build in flight is abandoned: the cache

@@ -8,6 +8,9 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/hplopt/hplopt/opencl"
 )
 
 // The worker's side: the child process a Worker starts (client.go) serves
@@ -149,7 +152,10 @@ func setupWorker(s *wireSetup) (*Measurer, wireResponse, error) {
 // of the problem's sizes, whose contents do not matter: one work-group of
 // a correct kernel stays inside them), and answers opResult with the
 // program's binary (or, in Msg, why there is none) and whether it holds
-// the code of that first launch (Warm). Builds are one at a time: a builder is one process
+// the code of that first launch (Warm). With a kernel cache shared with the
+// measuring worker (SharedCache: PoCL's, which keeps the program and the
+// code of each first launch), it answers no binary: the measuring worker's
+// build of the source finds both in the cache. Builds are one at a time: a builder is one process
 // because NVIDIA's OpenCL compiler serializes the builds of a process.
 func serveBuilder(dec *gob.Decoder, enc *gob.Encoder, s *wireSetup) int {
 	sess, err := Open(s.Device)
@@ -193,15 +199,18 @@ func serveBuilder(dec *gob.Decoder, enc *gob.Encoder, s *wireSetup) int {
 				}
 			}
 			if kargs != nil {
-				if err := firstLaunch(p, v, kargs); err != nil {
+				started := func() error { return enc.Encode(wireResponse{Op: opStarted}) }
+				if err := firstLaunch(p, v, kargs, started); err != nil {
 					a.Msg = err.Error()
 				} else {
 					a.Warm = true
 				}
 			}
 		}
-		if a.Binary, err = p.Binary(); err != nil {
-			a.Msg = err.Error()
+		if !lazy || !s.SharedCache {
+			if a.Binary, err = p.Binary(); err != nil {
+				a.Msg = err.Error()
+			}
 		}
 		p.Close()
 		if enc.Encode(a) != nil {
@@ -246,14 +255,34 @@ func smallGrid(global []int) bool {
 
 // firstLaunch launches one work-group of v, so that a device that compiles
 // at launch makes the code of v's work-group size now, into the program's
-// binary, rather than in the measuring worker's first launch.
-func firstLaunch(p *Program, v Variant, args []KernelArg) error {
+// binary, rather than in the measuring worker's first launch. It calls
+// started once the launch runs, its code made (PoCL compiles before it
+// marks a launch running).
+func firstLaunch(p *Program, v Variant, args []KernelArg, started func() error) error {
 	k, err := p.Kernel(v.KernelName, args)
 	if err != nil {
 		return err
 	}
 	defer k.Close()
-	_, err = k.Run(v.Local, v.Local)
+	ev, err := k.start(v.Local, v.Local)
+	if err != nil {
+		return err
+	}
+	defer ev.Close()
+	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
+		st, err := ev.Status()
+		if err != nil {
+			return err
+		}
+		if st == opencl.Running || st == opencl.Complete {
+			break
+		}
+		time.Sleep(wait)
+	}
+	if err := started(); err != nil {
+		return err
+	}
+	_, err = ev.Wait()
 	return err
 }
 

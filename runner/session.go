@@ -265,8 +265,10 @@ func (s *Session) build(e *entry, src string, bin []byte, options string) {
 	if e.prog == nil {
 		e.prog, e.err = buildSource(s.cl.Context, src, options)
 	}
-	close(e.done)
+	// The build's use ends before its waiters wake, so that a program
+	// they release at once is not kept for the build's sake.
 	s.release(e, false)
+	close(e.done)
 }
 
 // buildSource builds src with options on ctx, with the errors of the
@@ -426,6 +428,12 @@ func (k *Kernel) Run(global, local []int) (time.Duration, error) {
 	defer k.s.launch.Unlock()
 	ns, err := k.s.cl.Queue.Run(k.k, global, local)
 	return time.Duration(ns), err
+}
+
+// start launches the kernel as Run does, without waiting for it: the
+// caller makes no other launch on the session until the event is done.
+func (k *Kernel) start(global, local []int) (*opencl.Event, error) {
+	return k.s.cl.Queue.Start(k.k, global, local)
 }
 
 // Close releases the kernel.

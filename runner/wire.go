@@ -28,10 +28,11 @@ const (
 	opResult                     // child → parent: the variant's result
 	opBuilt                      // child → parent: a prepared variant's build ended (Msg: its sourceKey)
 	opBuild                      // parent → builder: build a variant; answers opCompiled, then opResult with the binary
+	opStarted                    // builder → parent: the first launch's code is made, the kernel runs
 )
 
 func (o wireOp) String() string {
-	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "build"}
+	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "build", "started"}
 	if o > 0 && int(o) < len(names) {
 		return names[o]
 	}
@@ -66,6 +67,11 @@ type wireSetup struct {
 	// ReferenceTime, if positive, bounds the timed launches of the
 	// reference (SetReference's within).
 	ReferenceTime time.Duration
+	// SharedCache, for a builder on a device that compiles at launch
+	// (PoCL): the worker processes share the implementation's kernel cache,
+	// where the first launch leaves its code for the measuring worker, so
+	// no binary is taken (PoCL's costs another compilation).
+	SharedCache bool
 	Faults        []fault // failures to inject, for tests
 }
 
