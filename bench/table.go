@@ -414,7 +414,7 @@ func why(r *Record) string {
 // writeTime sums where the tuning time of the runs went, per kernel.
 func writeTime(p func(string, ...any), recs []*Record) {
 	type sum struct {
-		n  int
+		n         int
 		el, setup float64
 		t         autotune.JSONTime
 		busy, cap float64 // builder-seconds busy, and builders x search time

@@ -190,9 +190,9 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	w, err := runner.StartWorker(budget, prob.Data, ref, runner.WorkerSettings{
 		Device: prob.Device.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Builders: set.builders(), Cache: cache,
 		CompileTimeout: buildLimit(set.Time),
-		Measure:       runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2},
-		StartTimeout:  set.Time,
-		ReferenceTime: set.Time / 4,
+		Measure:        runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2},
+		StartTimeout:   set.Time,
+		ReferenceTime:  set.Time / 4,
 	})
 	if err != nil {
 		if ctx.Err() == nil && budget.Err() != nil {

@@ -102,15 +102,15 @@ type pool struct {
 	cond     *sync.Cond
 	devKey   string // set by ready; jobs are keyed with it
 	lazy     bool
-	jobs     map[string]*buildJob // submitted and not taken, by key
-	queue    []*buildJob          // not yet given to a builder, oldest first
-	slots    int                  // builder loops running
-	slow     int                  // of them, those past slowAfter
-	spawned  int                  // builder processes started
-	took     []time.Duration      // successful builds' times, for slowAfter
-	children map[*child]bool      // live builders, killed by close
+	jobs     map[string]*buildJob    // submitted and not taken, by key
+	queue    []*buildJob             // not yet given to a builder, oldest first
+	slots    int                     // builder loops running
+	slow     int                     // of them, those past slowAfter
+	spawned  int                     // builder processes started
+	took     []time.Duration         // successful builds' times, for slowAfter
+	children map[*child]bool         // live builders, killed by close
 	building map[*buildJob]time.Time // jobs in builders, since when
-	broken   error                // a builder could not start: no more builds here
+	broken   error                   // a builder could not start: no more builds here
 	closed   bool
 	stats    PoolStats
 	wg       sync.WaitGroup

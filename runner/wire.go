@@ -72,7 +72,7 @@ type wireSetup struct {
 	// where the first launch leaves its code for the measuring worker, so
 	// no binary is taken (PoCL's costs another compilation).
 	SharedCache bool
-	Faults        []fault // failures to inject, for tests
+	Faults      []fault // failures to inject, for tests
 }
 
 // fault is a failure a worker makes on purpose, so that tests can show
