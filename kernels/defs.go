@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/hplopt/hplopt/hpl"
@@ -194,7 +195,7 @@ var all = []*Benchmark{
 			"M":    {N: []int{32768}, K: []int{32768}},
 			"L":    {N: []int{65536}, K: []int{65536}},
 		},
-		setup: setupConv,
+		setup: setupConv, limits: limitsConv,
 	},
 	{
 		Name: "conv2d", Paper: "2DCONV", Kernel: Conv2D, Dims: 2, Loops: 2,
@@ -205,7 +206,7 @@ var all = []*Benchmark{
 			"M":    {N: []int{1024, 1024}, K: []int{256, 256}},
 			"L":    {N: []int{2048, 2048}, K: []int{256, 256}},
 		},
-		setup: setupConv,
+		setup: setupConv, limits: limitsConv,
 	},
 	{
 		Name: "conv3d", Paper: "3DCONV", Kernel: Conv3D, Dims: 3, Loops: 3,
@@ -216,7 +217,7 @@ var all = []*Benchmark{
 			"M":    {N: []int{64, 64, 64}, K: []int{64, 64, 64}},
 			"L":    {N: []int{128, 128, 128}, K: []int{128, 128, 128}},
 		},
-		setup: setupConv,
+		setup: setupConv, limits: limitsConv,
 	},
 	{
 		Name: "dcs3d", Paper: "DCS3D", Kernel: DCS3D, Dims: 3, Loops: 1,
@@ -227,7 +228,7 @@ var all = []*Benchmark{
 			"M":    {N: []int{64, 64, 64}, K: []int{4096}},
 			"L":    {N: []int{128, 128, 128}, K: []int{8192}},
 		},
-		setup: setupDCS3D,
+		setup: setupDCS3D, limits: limitsDCS3D,
 	},
 	{
 		Name: "matmul", Paper: "MATMUL", Kernel: MatMul, Dims: 2, Loops: 1,
@@ -238,7 +239,7 @@ var all = []*Benchmark{
 			"M":    {N: []int{2048, 2048}, K: []int{2048}},
 			"L":    {N: []int{4096, 4096}, K: []int{4096}},
 		},
-		setup: setupMatMul,
+		setup: setupMatMul, limits: limitsMatMul,
 	},
 	{
 		Name: "nbody", Paper: "NBODY", Kernel: NBody, Dims: 1, Loops: 1,
@@ -249,7 +250,7 @@ var all = []*Benchmark{
 			"M":    {N: []int{32768}, K: []int{32768}},
 			"L":    {N: []int{65536}, K: []int{65536}},
 		},
-		setup: setupNBody,
+		setup: setupNBody, limits: limitsNBody,
 	},
 	{
 		Name: "syrk", Paper: "SYRK", Kernel: Syrk, Dims: 2, Loops: 1,
@@ -260,7 +261,7 @@ var all = []*Benchmark{
 			"M":    {N: []int{2048, 2048}, K: []int{2048}},
 			"L":    {N: []int{4096, 4096}, K: []int{4096}},
 		},
-		setup: setupSyrk,
+		setup: setupSyrk, limits: limitsSyrk,
 	},
 	{
 		Name: "syr2k", Paper: "SYR2K", Kernel: Syr2k, Dims: 2, Loops: 1,
@@ -271,8 +272,41 @@ var all = []*Benchmark{
 			"M":    {N: []int{2048, 2048}, K: []int{2048}},
 			"L":    {N: []int{4096, 4096}, K: []int{4096}},
 		},
-		setup: setupSyrk,
+		setup: setupSyrk, limits: limitsSyrk,
 	},
+}
+
+// The benchmarks' own size constraints and largest arrays (see
+// Benchmark.limits).
+
+// limitsConv: the input has N+K-1 points along each dimension.
+func limitsConv(_ *Benchmark, s Size) (int, error) {
+	in := 1
+	for i := range s.N {
+		in *= s.N[len(s.N)-1-i] + s.K[i] - 1
+		if in > maxElems {
+			break
+		}
+	}
+	return max(in, prod(s.K)), nil
+}
+
+func limitsDCS3D(_ *Benchmark, s Size) (int, error) { return max(4*s.N[0], 4*s.K[0]), nil }
+
+func limitsMatMul(_ *Benchmark, s Size) (int, error) { return max(s.N[0]*s.K[0], s.N[1]*s.K[0]), nil }
+
+func limitsNBody(_ *Benchmark, s Size) (int, error) {
+	if s.K[0] != s.N[0] {
+		return 0, fmt.Errorf("kernels: nbody's loop runs over all N bodies: -k %d must equal -n %d", s.K[0], s.N[0])
+	}
+	return 4 * s.N[0], nil
+}
+
+func limitsSyrk(b *Benchmark, s Size) (int, error) {
+	if err := b.square(s); err != nil {
+		return 0, err
+	}
+	return limitsMatMul(b, s)
 }
 
 // ---- instances and references ----

@@ -1,6 +1,10 @@
 // Package kernels holds the paper's eight benchmarks (its section 5) as
 // single-point hpl kernels, with the problem sizes of its Table 3, inputs
-// made from a seed, and a plain Go reference to check any variant against.
+// made from a seed, and a plain Go reference to check any variant against;
+// and, the same way, a suite of kernels users write beyond the eight
+// (Suite): matrix-vector products, stencils, time-stepped and column-sweep
+// updates, covariance, filters, a transpose and guarded elementwise and
+// matrix kernels.
 //
 // A benchmark is run by making an Instance, whose Args go to hpl.Eval in the
 // kernel's parameter order and whose Global is the single-point launch:
@@ -47,10 +51,11 @@ func joinInts(v []int, sep string) string {
 	return strings.Join(s, sep)
 }
 
-// Benchmark is one of the paper's eight kernels.
+// Benchmark is one of the paper's eight kernels, or a kernel of the suite
+// of kernels users write (Suite).
 type Benchmark struct {
 	Name   string      // the command-line name: "matmul"
-	Paper  string      // the paper's name: "MATMUL"
+	Paper  string      // the paper's name: "MATMUL"; "" for a suite kernel
 	Doc    string      // one line saying what it computes
 	Kernel *hpl.Kernel // the single-point kernel
 	Dims   int         // dimensions of the global domain (1 to 3)
@@ -58,15 +63,21 @@ type Benchmark struct {
 	Sizes  map[string]Size
 
 	setup func(in *Instance, g *gen)
+	// limits checks the benchmark's own constraints on a size (square
+	// matrices, a loop over all the points) and returns the number of
+	// elements of its largest array.
+	limits func(b *Benchmark, s Size) (largest int, err error)
 }
 
 // All returns the eight benchmarks in the paper's order.
 func All() []*Benchmark { return append([]*Benchmark(nil), all...) }
 
 // Names returns the benchmarks' command-line names.
-func Names() []string {
+func Names() []string { return names(all) }
+
+func names(bs []*Benchmark) []string {
 	var n []string
-	for _, b := range all {
+	for _, b := range bs {
 		n = append(n, b.Name)
 	}
 	return n
@@ -81,6 +92,17 @@ func Get(name string) (*Benchmark, error) {
 		}
 	}
 	return nil, fmt.Errorf("kernels: no benchmark %q (have %s)", name, strings.Join(Names(), ", "))
+}
+
+// Find returns the benchmark or suite kernel with the given command-line
+// name; the error lists both.
+func Find(name string) (*Benchmark, error) {
+	for _, b := range append(All(), suite...) {
+		if b.Name == name {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("kernels: no benchmark or suite kernel %q (benchmarks: %s; suite: %s)", name, strings.Join(Names(), ", "), strings.Join(SuiteNames(), ", "))
 }
 
 // ParseSize makes a Size from a class name and/or explicit values, the
@@ -103,6 +125,9 @@ func (b *Benchmark) ParseSize(class string, n, k []int) (Size, error) {
 			return Size{}, err
 		}
 	}
+	if k != nil && b.Loops == 0 {
+		return Size{}, fmt.Errorf("kernels: %s has no compute loop: -k takes no value", b.Name)
+	}
 	if k != nil {
 		if s.K, err = spread(b.Name, "-k", "compute loop", k, b.Loops); err != nil {
 			return Size{}, err
@@ -114,7 +139,7 @@ func (b *Benchmark) ParseSize(class string, n, k []int) (Size, error) {
 	if s.N == nil {
 		return Size{}, fmt.Errorf("kernels: %s needs a size: give --size (%s) or -n with %s", b.Name, strings.Join(Classes, ", "), count(b.Dims, "value"))
 	}
-	if s.K == nil {
+	if s.K == nil && b.Loops > 0 {
 		return Size{}, fmt.Errorf("kernels: %s needs -k with %s (the compute loop lengths, outermost first) or --size", b.Name, count(b.Loops, "value"))
 	}
 	return s, b.Validate(s)
@@ -165,35 +190,21 @@ func (b *Benchmark) Validate(s Size) error {
 			return fmt.Errorf("kernels: %s: -k value %d is %d; loop lengths must be positive", b.Name, i+1, v)
 		}
 	}
-	switch b.Name {
-	case "syrk", "syr2k":
-		if s.N[0] != s.N[1] {
-			return fmt.Errorf("kernels: %s updates a square matrix: -n %dx%d must have equal values", b.Name, s.N[0], s.N[1])
-		}
-	case "nbody":
-		if s.K[0] != s.N[0] {
-			return fmt.Errorf("kernels: nbody's loop runs over all N bodies: -k %d must equal -n %d", s.K[0], s.N[0])
-		}
+	big, err := b.limits(b, s)
+	if err != nil {
+		return err
 	}
-	// The largest array: the convolutions' input, or the products' operands.
-	big := prod(s.N)
-	switch b.Name {
-	case "conv1d", "conv2d", "conv3d":
-		in := 1
-		for i := range s.N {
-			in *= s.N[len(s.N)-1-i] + s.K[i] - 1
-			if in > maxElems {
-				break
-			}
-		}
-		big = max(big, in, prod(s.K))
-	case "matmul", "syrk", "syr2k":
-		big = max(big, s.N[0]*s.K[0], s.N[1]*s.K[0])
-	case "nbody", "dcs3d":
-		big = max(big, 4*s.N[0], 4*s.K[0])
-	}
-	if big > maxElems || big < 0 {
+	if big = max(big, prod(s.N)); big > maxElems || big < 0 {
 		return fmt.Errorf("kernels: %s at %s needs an array of more than 2^31-1 elements", b.Name, s)
+	}
+	return nil
+}
+
+// square checks that the two global dimensions of s are equal, for a
+// kernel that works on a square matrix.
+func (b *Benchmark) square(s Size) error {
+	if s.N[0] != s.N[1] {
+		return fmt.Errorf("kernels: %s works on a square matrix: -n %dx%d must have equal values", b.Name, s.N[0], s.N[1])
 	}
 	return nil
 }
@@ -207,7 +218,9 @@ type Instance struct {
 	// made from the seed; outputs start at zero, except an output that is
 	// also read (syrk's c), which starts random.
 	Args []any
-	// Global is the single-point launch, one work-item per point: Size.N.
+	// Global is the single-point launch, one work-item per point: Size.N,
+	// rounded up to whole work-groups for a suite kernel with a bounds
+	// guard (saxpy, matmul-guard), whose extra work-items do nothing.
 	Global []int
 	// Outputs names the arrays the kernel writes, in parameter order.
 	Outputs []string

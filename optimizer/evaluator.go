@@ -42,9 +42,11 @@ type evaluator struct {
 	made     map[string]made // generated variants not yet evaluated, by point
 	ahead    []string        // keys of made, in the order they were prepared
 	done     map[string]autotune.Result
-	keep     int     // how many generated variants to remember at most
-	best     float64 // fastest verified time so far (at first the single-point kernel's), ms
-	order    int     // evaluations carried out so far
+	measured map[string][2]time.Time // when the results in done were measured
+	last     [2]time.Time            // when the result Evaluate returned last was measured
+	keep     int                     // how many generated variants to remember at most
+	best     float64                 // fastest verified time so far (at first the single-point kernel's), ms
+	order    int                     // evaluations carried out so far
 }
 
 type made struct {
@@ -54,7 +56,8 @@ type made struct {
 }
 
 func newEvaluator(prob *transforms.Problem, toParams func(autotune.Point) transforms.Params, w measurer, ready bool, keep int, best float64) *evaluator {
-	return &evaluator{prob: prob, toParams: toParams, w: w, ready: ready, made: map[string]made{}, done: map[string]autotune.Result{}, keep: keep, best: best}
+	return &evaluator{prob: prob, toParams: toParams, w: w, ready: ready, made: map[string]made{}, done: map[string]autotune.Result{},
+		measured: map[string][2]time.Time{}, keep: keep, best: best}
 }
 
 // generate returns pt's variant, made by Prepare or now; it forgets it.
@@ -118,10 +121,23 @@ func (e *evaluator) Ready(pt autotune.Point) bool {
 	return m.err != nil || e.w.Ready(m.v)
 }
 
+// when returns when the result of pt that Evaluate returned last was
+// measured; a result not measured (a setting the passes reject) has
+// started, and now.
+func (e *evaluator) when(pt autotune.Point, started time.Time) (time.Time, time.Time) {
+	if e.last[0].IsZero() {
+		return started, time.Now()
+	}
+	return e.last[0], e.last[1]
+}
+
 // Evaluate measures pt's variant (or returns its result, measured ahead).
 func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Result {
+	e.last = [2]time.Time{}
 	if r, ok := e.done[pt.Key()]; ok {
 		delete(e.done, pt.Key())
+		e.last = e.measured[pt.Key()]
+		delete(e.measured, pt.Key())
 		return r
 	}
 	m := e.generate(pt)
@@ -146,7 +162,7 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 				break // cut by the end of the search: not q's result
 			}
 			e.forget(q.pt.Key())
-			e.done[q.pt.Key()] = r
+			e.done[q.pt.Key()], e.measured[q.pt.Key()] = r, e.last
 			continue
 		}
 		vs := []runner.Variant{m.v}
@@ -178,12 +194,14 @@ func (e *evaluator) readyAhead() (made, bool) {
 }
 
 // measure measures v: it is timed once if it is four times slower than
-// the best so far.
+// the best so far. e.last says when.
 func (e *evaluator) measure(ctx context.Context, v runner.Variant) autotune.Result {
 	if e.best > 0 {
 		v.CutoffMs = 4 * e.best
 	}
+	start := time.Now()
 	r := e.w.Measure(ctx, v)
+	e.last = [2]time.Time{start, time.Now()}
 	if r.Outcome == autotune.OK && (e.best == 0 || r.Ms < e.best) {
 		e.best = r.Ms
 	}

@@ -7,30 +7,41 @@
 //     parameters over transforms.Params, constraint-first, for the
 //     kernel's domain, compute loops and the device's limits; canonical
 //     GPU and CPU shapes (seeds.go) and the single-point setting seed it;
+//
 //   - the search: a strategy from package strategies (the one registry of
 //     strategies, by name), run by autotune.Tune, which knows nothing of
 //     kernels or devices;
+//
 //   - the evaluator (evaluator.go): a point becomes transforms.Params, the
 //     passes of package transforms make the variant, package codegen
 //     prints its OpenCL, the runner.Worker's builder processes build it
 //     ahead, and the Worker runs and checks it on the device in a child
 //     process, measuring the variants in the order their builds end.
 //
+//   - the records (records.go): with a records database (Settings.Records,
+//     package records), every evaluation is recorded as it is measured
+//     under the problem's key (Problem.Key), and the records of earlier
+//     runs are used as Settings.Reuse says: a cut search resumes, a tuned
+//     problem reuses its best without searching, a shape never tuned
+//     starts from the nearest recorded shapes.
+//
 // Package hpl's Optimize and Tune are thin adapters over Tune: they make
-// the Problem from the user's arguments. A program that tunes must call
-// runner.MaybeWorker first in main (see Tune).
+// the Problem from the user's arguments (and use DefaultRecords). A program
+// that tunes must call runner.MaybeWorker first in main (see Tune).
 package optimizer
 
 import (
 	"context"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/opencl"
+	"github.com/hplopt/hplopt/records"
 	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
@@ -77,14 +88,14 @@ func NewProblem(k *ast.Kernel, domain []int, data *runner.Problem, dev *opencl.D
 	return &Problem{Passes: ps, Data: data, Device: dev}, nil
 }
 
-// Tuning is the outcome of a search.
+// Tuning is the outcome of a search, or of the records (Reused).
 type Tuning struct {
 	Kernel     string
 	Device     string
 	Settings   Settings // with defaults filled in
 	Report     *autotune.Report
 	SpaceSize  *big.Int
-	BaselineMs float64 // the single-point kernel's time
+	BaselineMs float64 // the single-point kernel's time (recorded, when Reused; 0 if unknown)
 	// Best is the fastest verified variant (nil when none succeeded),
 	// BestParams its setting and Source its OpenCL.
 	Best       *transforms.Variant
@@ -102,6 +113,23 @@ type Tuning struct {
 	// Pool is what the builders did (runner.PoolStats; Builders 0 without
 	// them).
 	Pool runner.PoolStats
+
+	// Key is the problem's key in the records (Problem.Key).
+	Key records.Key
+	// Records is the path of the records database the tuning used; ""
+	// when it used none (none given, or it failed: see Warnings).
+	Records string
+	// Run is the ID of the run recorded, Resumed that of the cut run this
+	// tuning went on with (the same run), "" for none.
+	Run, Resumed string
+	// Reused says where a tuning taken from the records instead of
+	// searched came from; nil when it searched.
+	Reused *Reused
+	// Warnings are the warnings of the tuning (the records database
+	// failing), as Settings.Warn received them.
+	Warnings []string
+	// Date is when the tuning ended.
+	Date time.Time
 }
 
 // KernelFraction is the fraction of the search the device spent running
@@ -124,12 +152,21 @@ func (t *Tuning) PoolUtilization() float64 {
 
 // SinglePointFaster reports that no verified variant beat the single-point
 // kernel: none ran correctly, or the fastest took at least as long. An
-// optimized Run then runs the kernel as written.
+// optimized Run then runs the kernel as written. A setting carried over
+// from the nearest recorded shape counts as faster when it was faster
+// there.
 func (t *Tuning) SinglePointFaster() bool {
-	return t.Best == nil || t.Report.BestMs <= 0 || t.Report.BestMs >= t.BaselineMs
+	if t.Best == nil {
+		return true
+	}
+	if r := t.Reused; r != nil && !r.Exact {
+		return r.BaselineMs > 0 && r.Ms >= r.BaselineMs
+	}
+	return t.Report.BestMs <= 0 || t.BaselineMs > 0 && t.Report.BestMs >= t.BaselineMs
 }
 
-// Speedup is the single-point kernel's time over the best variant's.
+// Speedup is the single-point kernel's time over the best variant's; 0
+// when either is unknown.
 func (t *Tuning) Speedup() float64 {
 	if t.Best == nil || t.Report.BestMs <= 0 {
 		return 0
@@ -145,6 +182,17 @@ func (t *Tuning) JSON() *autotune.JSONReport {
 		j.Builds = &autotune.JSONBuilds{Builders: p.Builders, BusyS: p.Busy.Seconds(), Utilization: t.PoolUtilization(),
 			Built: p.Builds, CacheHits: p.CacheHits, Failed: p.Failed, Restarts: p.Restarts, Extra: p.Extra}
 	}
+	if t.Key.Kernel != "" {
+		j.Problem, j.Sizes, j.Driver = t.Key.ID(), t.Key.Sizes(), t.Key.Device.Driver
+	}
+	j.Date, j.Tool = t.Date.UTC().Format(time.RFC3339), ToolVersion()
+	if r := t.Reused; r != nil {
+		j.Reused = &autotune.JSONReuse{Exact: r.Exact, Problem: r.Problem, Sizes: r.Sizes, Run: r.Run, Date: r.Date.UTC().Format(time.RFC3339),
+			Ms: r.Ms, BaselineMs: r.BaselineMs, Note: r.Note}
+		if !r.Exact && t.Best != nil {
+			j.BestParams = t.BestParams // carried over: no time measured here
+		}
+	}
 	return j
 }
 
@@ -156,6 +204,14 @@ func (t *Tuning) JSON() *autotune.JSONReport {
 // The tuning takes Settings.Time in all, the single-point kernel's timing
 // included, and ends within one evaluation of it. Cancelling ctx ends the
 // search with the best variant found so far.
+//
+// With set.Records, Tune looks the problem (Problem.Key) up in the records
+// first and uses them as set.Reuse says: it may go on with a run that was
+// cut, take the recorded best without searching (no worker is started),
+// carry the best setting of the nearest recorded shape over, or start the
+// search from the recorded best settings; a point the records hold is not
+// measured again. Every evaluation it measures is recorded as soon as it is
+// measured, so that killing the process loses at most the one in flight.
 func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err error) {
 	start := time.Now()
 	defer func() {
@@ -163,6 +219,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 			t, err = nil, fmt.Errorf("optimizer: internal error tuning %s: %v", prob.Passes.Kernel.Name, r)
 		}
 	}()
+	budget := set.Time > 0 || set.Evals > 0
 	set = set.withDefaults()
 	info, err := strategies.Lookup(set.Strategy)
 	if err != nil {
@@ -170,7 +227,17 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	}
 	set.Strategy = info.Name
 	ps := prob.Passes
-	s, err := newSearch(ps, set, prob.Device.Type&opencl.CPU != 0)
+	var warnings []string
+	warn := func(msg string) {
+		warnings = append(warnings, msg)
+		if set.Warn != nil {
+			set.Warn(msg)
+		}
+	}
+	key := prob.Key()
+	rec := openRecording(set.Records, key, warn)
+	pl := rec.plan(ps, set, budget)
+	s, err := newSearch(ps, set, prob.Device.Type&opencl.CPU != 0, pl.seeds...)
 	if err != nil {
 		return nil, err
 	}
@@ -178,25 +245,43 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	if err != nil {
 		return nil, err
 	}
-	cache, err := openCache(set)
-	if err != nil && set.Stderr != nil {
-		fmt.Fprintf(set.Stderr, "hplopt: %v; built programs are not kept\n", err)
+	tuning := func(rep *autotune.Report, base float64) *Tuning {
+		t := &Tuning{Kernel: ps.Kernel.Name, Device: prob.Device.Name, Settings: set, Report: rep, SpaceSize: s.space.Size(), BaselineMs: base,
+			SinglePointSource: src, Key: key, Reused: pl.reuse, Warnings: warnings, Date: time.Now()}
+		if rec.on() {
+			t.Records = rec.db.Path()
+		}
+		return t
 	}
-	deadline := start.Add(set.Time)
-	budget, cancel := context.WithDeadline(ctx, deadline)
+	if pl.reuse != nil {
+		return reused(tuning, s, ps, pl.reuse), nil
+	}
+
+	cache, err := openCache(set)
+	if err != nil {
+		warn(fmt.Sprintf("%v; built programs are not kept", err))
+	}
+	// The budget of the whole tuning (what is left of a cut run's, when
+	// going on with it), the worker's start included.
+	total := set.Time
+	if pl.resume != nil {
+		total = set.Time - pl.spent
+	}
+	deadline := start.Add(total)
+	bctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	ref := &runner.Variant{Source: src, KernelName: ps.Kernel.Name, Global: ps.Domain}
 	builds := set.builds()
-	w, err := runner.StartWorker(budget, prob.Data, ref, runner.WorkerSettings{
+	w, err := runner.StartWorker(bctx, prob.Data, ref, runner.WorkerSettings{
 		Device: prob.Device.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Builders: set.builders(), Cache: cache,
-		CompileTimeout: buildLimit(set.Time),
+		CompileTimeout: buildLimit(total),
 		Measure:        runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2},
-		StartTimeout:   set.Time,
-		ReferenceTime:  set.Time / 4,
+		StartTimeout:   total,
+		ReferenceTime:  total / 4,
 	})
 	if err != nil {
-		if ctx.Err() == nil && budget.Err() != nil {
-			return nil, fmt.Errorf("optimizer: %s: the single-point kernel was not timed within the budget of %v (-t), which counts its first launch: a larger budget or smaller sizes (%v)", ps.Kernel.Name, set.Time, err)
+		if ctx.Err() == nil && bctx.Err() != nil {
+			return nil, fmt.Errorf("optimizer: %s: the single-point kernel was not timed within the budget of %v (-t), which counts its first launch: a larger budget or smaller sizes (%v)", ps.Kernel.Name, total, err)
 		}
 		return nil, err
 	}
@@ -206,15 +291,34 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 		return nil, err
 	}
 	setup := time.Since(start)
+	run := rec.begin(set, pl.resume, base)
 	// Until a variant has run, the single-point kernel's time is the one to
 	// beat: a variant four times slower than it is timed once, not Runs times.
 	eval := newEvaluator(ps, s.toParams, w, set.Order == OrderReady, 2*builds+4, base)
-	rep, err := s.run(ctx, set, eval, max(time.Nanosecond, time.Until(deadline)))
+	ev := &replayer{evaluator: eval, known: pl.known}
+	search := set
+	if pl.resume != nil && set.Evals > 0 { // what is left of the cut run's
+		search.Evals = set.Evals - pl.own
+	}
+	n := 0
+	search.Progress = func(p autotune.Progress) {
+		n++
+		rec.add(p.Last, n, ev.started, ev.ended)
+		if set.Progress != nil {
+			set.Progress(p)
+		}
+	}
+	rep, err := s.run(ctx, search, ev, max(time.Nanosecond, time.Until(deadline)))
 	if rep == nil {
 		return nil, err
 	}
-	t = &Tuning{Kernel: ps.Kernel.Name, Device: w.Device(), Settings: set, Report: rep, SpaceSize: s.space.Size(), BaselineMs: base, SinglePointSource: src,
-		Setup: setup, BaselineRuns: w.BaselineRuns(), Pool: w.Pool()}
+	rec.end(rep.Stopped)
+	t = tuning(rep, base)
+	t.Run = run
+	if pl.resume != nil {
+		t.Resumed = pl.resume.ID
+	}
+	t.Setup, t.BaselineRuns, t.Pool = setup, w.BaselineRuns(), w.Pool()
 	if rep.Found {
 		t.BestParams = rep.Best.Map()
 		if v, err := transforms.Apply(ps, s.toParams(rep.Best)); err == nil {
@@ -222,6 +326,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 			t.Source, _ = codegen.Source(v.Kernel)
 		}
 	}
+	t.Warnings = warnings
 	return t, err
 }
 
@@ -261,18 +366,62 @@ func openCache(set Settings) (*runner.Cache, error) {
 	return c, err
 }
 
+// reused makes the tuning of a setting taken from the records (r): the
+// variant of the setting, without a search and without a device.
+func reused(tuning func(*autotune.Report, float64) *Tuning, s *search, ps *transforms.Problem, r *Reused) *Tuning {
+	rep := &autotune.Report{Strategy: s.strategy.Name(), Seed: s.seed, SpaceSize: s.space.Size(), Stopped: autotune.StopReused}
+	params := r.Params
+	if !r.Exact {
+		params = carry(r.Params, r.from, ps.Domain)
+	}
+	var tp transforms.Params
+	var err error
+	for n, v := range params {
+		if e := tp.Set(transforms.Name(n), v); e != nil {
+			err = e
+		}
+	}
+	var v *transforms.Variant
+	if err == nil {
+		v, err = transforms.Apply(ps, tp)
+	}
+	base := 0.0
+	if r.Exact {
+		base = r.BaselineMs
+		if pt, perr := s.space.PointOf(params); perr == nil {
+			rep.Found, rep.Best, rep.BestMs = err == nil, pt, r.Ms
+			res := autotune.Result{Outcome: autotune.OK, Ms: r.Ms, FromRecords: true}
+			rep.History, rep.Evaluations, rep.FromRecords = []autotune.Eval{{Point: pt, Result: res}}, 1, 1
+		}
+	}
+	t := tuning(rep, base)
+	if err != nil {
+		if r.Exact { // the records' best does not fit its own problem: a bug, or an edited database
+			r.Note = err.Error()
+		} else {
+			r.Note = strings.TrimPrefix(err.Error(), "transforms: ")
+		}
+		return t
+	}
+	t.Best, t.BestParams = v, params
+	t.Source, _ = codegen.Source(v.Kernel)
+	return t
+}
+
 // search is the part of a tuning that needs no device: the Table 2 space
 // of a problem, the conversion of its points to transforms.Params, and the
 // strategy, seeded.
 type search struct {
+	seed     uint64
 	space    *autotune.Space
 	toParams func(autotune.Point) transforms.Params
 	strategy autotune.Strategy
 }
 
 // newSearch makes the search of ps with set (defaults filled in); cpu
-// selects the seeds of a CPU device.
-func newSearch(ps *transforms.Problem, set Settings, cpu bool) (*search, error) {
+// selects the seeds of a CPU device; first are settings to start from
+// before those (from the records), repaired into the space.
+func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[string]int) (*search, error) {
 	info, err := strategies.Lookup(set.Strategy)
 	if err != nil {
 		return nil, err
@@ -286,6 +435,11 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool) (*search, error) 
 		return nil, err
 	}
 	opt := strategies.Options{Genetic: set.Genetic}
+	for _, m := range first {
+		if pt, err := space.PointOf(m); err == nil {
+			opt.Seeds = append(opt.Seeds, space.Repair(pt))
+		}
+	}
 	if pt, err := space.PointOf(transforms.Baseline(ps).Map(len(ps.Domain), len(loops))); err == nil {
 		opt.Seeds = append(opt.Seeds, space.Repair(pt))
 	}
@@ -294,7 +448,7 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool) (*search, error) 
 			opt.Seeds = append(opt.Seeds, space.Repair(pt))
 		}
 	}
-	return &search{space: space, toParams: toParams, strategy: info.New(space, autotune.NewRand(set.Seed), opt)}, nil
+	return &search{seed: set.Seed, space: space, toParams: toParams, strategy: info.New(space, autotune.NewRand(set.Seed), opt)}, nil
 }
 
 // run searches with ev for budget.

@@ -401,8 +401,8 @@ func TestUnsupported(t *testing.T) {
 			reasons: map[string]string{"out[idx]": "inside a while loop"},
 		},
 		{
-			k: localBound, bad: []string{"a"}, why: "loop k has the bound m, which depends on m, assigned in the compute section",
-			kernelWhy: "loop k has the bound m, which depends on m, assigned in the compute section",
+			k: localBound, bad: []string{"a"}, why: "loop k has the bound m (= idx), which depends on the work-item (a triangular loop)",
+			kernelWhy: "loop k has the bound m (= idx), which depends on the work-item (a triangular loop)",
 			ok:        map[string]arr{"out": {patterns.SinglePat, "rw"}},
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/patterns"
 )
 
@@ -215,13 +216,112 @@ var (
 	})
 )
 
+// The shapes users write around their subscripts (issue 16) that the
+// suite's kernels (kernels.Suite) do not show on their own: private ints
+// that cannot be followed, conditions on data with the array on either
+// side, a triangular bound the analysis cannot describe. The suite's
+// kernels serve for the others: a bounds guard (kernels.MatMulGuard), int
+// arguments and private ints in subscripts (kernels.GSR, kernels.FDTDEy),
+// stencils (kernels.Stencil2D), a triangular loop (kernels.CovarianceTri).
+var (
+	// privates: private ints in subscripts, followed where they hold one
+	// value (j, and l set from j inside the loop) and not where they do not
+	// (w set twice, u used before it is set, v set in a loop and used
+	// after it).
+	privates = hpl.MustKernel("privates", func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 2)
+		n := k.Scalar("n", hpl.Int32)
+		i := k.Int("i")
+		u, v, w := k.Int("u"), k.Int("v"), k.Int("w")
+		k.Compute(func() {
+			j := k.Int("j", hpl.Idx.Add(1))
+			k.Set(w, hpl.Idx)
+			k.Set(out.At(j.Sub(1)), a.At(u, j))
+			k.Set(u, 2)
+			k.For(i, 0, n, func() {
+				l := k.Int("l", i.Add(j))
+				k.AddTo(out.At(hpl.Idx), a.At(i, l))
+				k.Set(v, i)
+			})
+			k.AddTo(w, 1)
+			k.AddTo(out.At(hpl.Idx), a.At(v, w))
+		})
+	})
+
+	// dataLeft, dataRight: the same data-dependent condition with the
+	// array on the left (x[idx] > t) and on the right (t < x[idx]).
+	dataLeft  = dataCond("data_left", true)
+	dataRight = dataCond("data_right", false)
+
+	// triangularScaled: for (k = 0; k < 2*idx; k++), a triangular bound
+	// the analysis cannot describe as a subscript.
+	triangularScaled = hpl.MustKernel("triangular_scaled", func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 1)
+		i := k.Int("k")
+		k.Compute(func() {
+			k.Set(out.At(hpl.Idx), 0.0)
+			k.For(i, 0, hpl.Idx.Mul(2), func() {
+				k.AddTo(out.At(hpl.Idx), a.At(i))
+			})
+		})
+	})
+)
+
+// dataCond is out[idx] = a[idx] under a condition on x[idx] and the
+// argument t, with x on the left or on the right of the comparison.
+func dataCond(name string, left bool) *hpl.Kernel {
+	return hpl.MustKernel(name, func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 1)
+		x := k.Array("x", hpl.Float32, 1)
+		t := k.Scalar("t", hpl.Float32)
+		cond := t.Lt(x.At(hpl.Idx))
+		if left {
+			cond = x.At(hpl.Idx).Gt(t)
+		}
+		k.Compute(func() {
+			k.If(cond, func() {
+				k.Set(out.At(hpl.Idx), a.At(hpl.Idx))
+			})
+		})
+	})
+}
+
 // dslKernels lists the kernels above in a fixed order.
-var dslKernels = []*hpl.Kernel{depth3d, rowcol3d, nopat, indirect, linearized, strided, triangularID, triangularLoop, stride2, condition, conditionVar, guard, while, localBound}
+var dslKernels = []*hpl.Kernel{depth3d, rowcol3d, nopat, indirect, linearized, strided, triangularID, triangularLoop, stride2, condition, conditionVar, guard, while, localBound,
+	privates, dataLeft, dataRight, triangularScaled}
+
+// suiteKernels are the kernels of the suite whose tables the golden file
+// pins, with and without Settings.
+var suiteKernels = []*hpl.Kernel{kernels.MatMulGuard, kernels.GSR, kernels.FDTDEy, kernels.Stencil2D, kernels.CovarianceTri}
+
+// settled lists kernels analysed with Settings, for the golden tables.
+var settled = []struct {
+	name string
+	k    *hpl.Kernel
+	set  patterns.Settings
+}{
+	{"gs_r+ints", kernels.GSR, patterns.Settings{Ints: map[string]int{"n": 40, "m": 24, "k": 5}}},
+	{"fdtd_ey+ints", kernels.FDTDEy, patterns.Settings{Ints: map[string]int{"t": 3}}},
+	{"triangular_id+triangular", triangularID, patterns.Settings{Triangular: true}},
+	{"triangular_loop+triangular", triangularLoop, patterns.Settings{Triangular: true}},
+	{"covariance_tri+triangular", kernels.CovarianceTri, patterns.Settings{Triangular: true}},
+	{"triangular_scaled+triangular", triangularScaled, patterns.Settings{Triangular: true}},
+	{"local_bound+triangular", localBound, patterns.Settings{Triangular: true}},
+}
 
 // analyze runs the analysis on a copy of k's syntax tree.
 func analyze(t *testing.T, k *hpl.Kernel) *patterns.Info {
 	t.Helper()
-	in, err := patterns.Analyze(k.AST())
+	return analyzeWith(t, k, patterns.Settings{})
+}
+
+// analyzeWith runs the analysis with set on a copy of k's syntax tree.
+func analyzeWith(t *testing.T, k *hpl.Kernel, set patterns.Settings) *patterns.Info {
+	t.Helper()
+	in, err := set.Analyze(k.AST())
 	if err != nil {
 		t.Fatalf("Analyze(%s): %v", k.Name(), err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/hplopt/hplopt/ast"
@@ -11,9 +12,11 @@ import (
 
 // Fprint writes the access-pattern table of in to w: one row per array
 // (name, pattern, r/w/rw) followed by its references in source order, each
-// with the role of every subscript ("id y + loop i +1", "const 3") and, for
-// an unsupported one, the reason; then the compute loop nest and the
-// kernel-level reasons against transforming it. The output depends only on
+// with the role of every subscript ("id y + loop i +1", "const 3", "id x +6
+// (k=5)" for an int argument folded in) and, for an unsupported one, the
+// reason; a neighbourhood read's halo; then the compute loops (a triangular
+// loop with its varying bounds), the bounds guard and the kernel-level
+// reasons against transforming the compute section. The output depends only on
 // in, so the same kernel always prints the same table.
 //
 //	kernel mxm
@@ -77,7 +80,7 @@ func (in *Info) role(s Subscript) string {
 	var t string
 	switch s.Kind {
 	case Const:
-		return fmt.Sprintf("const %d", s.Offset)
+		return fmt.Sprintf("const %d", s.Offset) + in.scalars(s)
 	case ID:
 		t = "id " + axis(s.Dim)
 	case Counter:
@@ -90,7 +93,37 @@ func (in *Info) role(s Subscript) string {
 	if s.Offset != 0 {
 		t += fmt.Sprintf(" %+d", s.Offset)
 	}
-	return t
+	return t + in.scalars(s)
+}
+
+// scalars spells the int arguments folded into a subscript's offset, with
+// their values: " (k=5)", or "" for none.
+func (in *Info) scalars(s Subscript) string {
+	if len(s.Scalars) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(s.Scalars))
+	for name := range s.Scalars {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for i, name := range names {
+		names[i] = fmt.Sprintf("%s=%d", name, in.Ints[name])
+	}
+	return " (" + strings.Join(names, ", ") + ")"
+}
+
+// halo spells an array's neighbourhood: "halo [-1,+1][0,+2]".
+func halo(spans []Span) string {
+	if spans == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("  halo ")
+	for _, s := range spans {
+		fmt.Fprintf(&b, "[%+d,%+d]", s.Min, s.Max)
+	}
+	return b.String()
 }
 
 func axis(d int) string {
@@ -137,7 +170,7 @@ func (p *printer) print() {
 	}
 	const refIndent = 5
 	for _, a := range in.Arrays {
-		p.line(0, "%-*s  %-*s  %s", nameW, a.Name, patW, a.Pattern, a.Access())
+		p.line(0, "%-*s  %-*s  %s%s", nameW, a.Name, patW, a.Pattern, a.Access(), halo(a.Halo))
 		for _, r := range a.Refs {
 			p.line(refIndent, "%-*s  %-*s  %-*s  %s", refW, ast.ExprString(r.Node), roleW, in.Roles(r), patW, r.Pattern, r.Access())
 			if r.Reason != "" {
@@ -150,9 +183,23 @@ func (p *printer) print() {
 	} else {
 		p.line(0, "loops:")
 		for i, l := range in.Loops {
-			p.line(2+2*l.Depth, "[%d] for (%s = %s; %s < %s; %s += %s)  depth %d",
-				i, l.Var, ast.ExprString(l.Lo), l.Var, ast.ExprString(l.Hi), l.Var, ast.ExprString(l.Step), l.Depth)
+			tri := ""
+			if l.Lower != nil {
+				tri += "  lower bound " + in.role(*l.Lower)
+			}
+			if l.Upper != nil {
+				tri += "  upper bound " + in.role(*l.Upper)
+			}
+			p.line(2+2*l.Depth, "[%d] for (%s = %s; %s < %s; %s += %s)  depth %d%s",
+				i, l.Var, ast.ExprString(l.Lo), l.Var, ast.ExprString(l.Hi), l.Var, ast.ExprString(l.Step), l.Depth, tri)
 		}
+	}
+	if g := in.Guard; g != nil {
+		as := ""
+		if c := ast.ExprString(g.Cond); c != ast.ExprString(g.If.Cond) {
+			as = ", that is " + c
+		}
+		p.line(0, "guard: if (%s)%s", ast.ExprString(g.If.Cond), as)
 	}
 	for _, why := range in.Unsupported {
 		p.line(0, "kernel unsupported: %s", why)

@@ -21,12 +21,15 @@ const golden = "../testdata/patterns/tables.txtar"
 // kernels of these tests, one file of the archive per kernel. Run
 // go test ./patterns -run Tables -update and read the diff after a change.
 func TestTables(t *testing.T) {
-	got := &txtar.Archive{Comment: []byte("The access-pattern tables of patterns.Fprint, one per kernel: the eight\nbenchmarks, then the small kernels of patterns/cases_test.go.\n")}
+	got := &txtar.Archive{Comment: []byte("The access-pattern tables of patterns.Fprint, one per kernel: the eight\nbenchmarks, the small kernels of patterns/cases_test.go and some of the\nsuite's, then some of those analysed with Settings (int argument values,\ntriangular loops).\n")}
 	for _, b := range kernels.All() {
 		got.Files = append(got.Files, txtar.File{Name: b.Name, Data: []byte(analyze(t, b.Kernel).String())})
 	}
-	for _, k := range dslKernels {
+	for _, k := range append(dslKernels, suiteKernels...) {
 		got.Files = append(got.Files, txtar.File{Name: k.Name(), Data: []byte(analyze(t, k).String())})
+	}
+	for _, v := range settled {
+		got.Files = append(got.Files, txtar.File{Name: v.name, Data: []byte(analyzeWith(t, v.k, v.set).String())})
 	}
 	if *update {
 		if err := os.WriteFile(golden, txtar.Format(got), 0o644); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/patterns"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -130,5 +131,74 @@ func TestTransformsSkipUnsupportedKernel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// shifted reads through private ints: j = idx + 1 before the loop and
+// l = k + j inside it, so a[l] is a[idx + k + 1] (RadiusPat) once the
+// analysis follows them.
+var shifted = hpl.MustKernel("shifted", func(k *hpl.K) {
+	out := k.Array("out", hpl.Float32, 1)
+	a := k.Array("a", hpl.Float32, 1)
+	w := k.Array("w", hpl.Float32, 1)
+	n := k.Scalar("n", hpl.Int32)
+	i := k.Int("k")
+	k.Compute(func() {
+		j := k.Int("j", hpl.Idx.Add(1))
+		k.Set(out.At(hpl.Idx), 0.0)
+		k.For(i, 0, n, func() {
+			l := k.Int("l", i.Add(j))
+			k.AddTo(out.At(hpl.Idx), a.At(l).Mul(w.At(i)))
+		})
+	})
+})
+
+// TestTransformsFollowPrivateInts runs variants of a kernel whose
+// references go through private ints, now classified, with tiling, local
+// memory, coarsening and unrolling, on the OpenCL device, and compares
+// their output with the kernel as written.
+func TestTransformsFollowPrivateInts(t *testing.T) {
+	if _, err := hpl.Eval(shifted).DeviceInfo(); err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	const n, taps = 96, 12
+	a, w := hpl.NewArray(hpl.Float32, n+taps), hpl.NewArray(hpl.Float32, taps)
+	for i := range a.Float32s() {
+		a.Float32s()[i] = float32(i%7) - 3
+	}
+	for i := range w.Float32s() {
+		w.Float32s()[i] = float32(i%5) - 2
+	}
+	want := hpl.NewArray(hpl.Float32, n)
+	if err := hpl.Eval(shifted).Global(n).Run(want, a, w, taps); err != nil {
+		t.Fatal(err)
+	}
+	k, err := hpl.Specialize(shifted, want, a, w, taps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := patterns.Analyze(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arr := in.Array("a"); arr.Pattern != patterns.RadiusPat {
+		t.Fatalf("a is %v (%s), want RadiusPat", arr.Pattern, arr.Reason)
+	}
+	prob := &transforms.Problem{Kernel: k, Domain: []int{n}, Ints: map[string]int{"n": taps}, MaxWorkGroup: 256, LocalMem: 32 << 10}
+	for _, params := range []string{"lszx=16", "lszx=16,tw0=4,lmem=1", "szx=48,lszx=16,bszx=2,tw0=6,lmem=1,uf=2", "szx=16,lszx=8,bszx=4,interleave=1,fullunroll=1,tw0=4,lmem=1,uf=4"} {
+		v, err := apply(t, prob, params)
+		if err != nil {
+			t.Fatalf("%s: %v", params, err)
+		}
+		if params != "lszx=16" && !slices.Contains(stagedArrays(v), "a") {
+			t.Errorf("%s: a is not staged (%v)", params, v.Staged)
+		}
+		got := hpl.NewArray(hpl.Float32, n)
+		if err := hpl.Eval(shifted).Global(v.Global...).Local(v.Local...).Variant(v.Kernel).Run(got, a, w, taps); err != nil {
+			t.Fatalf("%s: %v", params, err)
+		}
+		if g, w := got.ReadFloat32s(), want.ReadFloat32s(); !slices.Equal(g, w) {
+			t.Errorf("%s: the variant computes %v, the kernel %v", params, g[:8], w[:8])
+		}
 	}
 }

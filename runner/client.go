@@ -527,7 +527,7 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 	if r.Restart {
 		w.lose(c, false)
 	}
-	res = autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Cost: r.Cost}
+	res = autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Times: r.Times, Cost: r.Cost}
 	if r.Msg != "" {
 		res.Err = errors.New(r.Msg)
 	}
