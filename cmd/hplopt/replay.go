@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -19,10 +18,42 @@ import (
 	"github.com/hplopt/hplopt/strategies"
 )
 
-const replayUsage = "usage: hplopt replay --table FILE.csv [-s STRATEGY,...] [-e EVALUATIONS] [--seeds N] [--stop EXPR] [--at N,P%,...] [--json OUT.json] [--plot OUT.png]"
+const replayAbout = `Runs search strategies against a recorded table of measurements instead of a
+device (Kernel Tuner's simulation mode) and prints, per strategy, the median
+fraction of the optimum reached after -e evaluations over --seeds searches, its
+quartiles, and the methodology score ((found - random) / (optimum - random),
+random search's expected best in closed form).`
 
 func init() {
-	register(verb{name: "replay", summary: "run search strategies on a recorded table instead of a device and score them", run: replayVerb})
+	register(verb{name: "replay", summary: "run search strategies on a recorded table instead of a device and score them", run: replayVerb,
+		flags: func() *flagSet { fs, _ := replayFlags(); return fs }})
+}
+
+// replayFlags defines replay's flags; the values are read after parsing.
+type replayFlagValues struct {
+	table, stop, at, js, plot string
+	strats                    []string
+	evals, seeds              int
+}
+
+func replayFlags() (*flagSet, *replayFlagValues) {
+	v := &replayFlagValues{}
+	fs := newFlagSet("replay", "", replayAbout)
+	fs.StringVar(&v.table, "table", "", "recorded space: a CSV `FILE` with a header, a column per parameter and time_ms (a time or fail); required")
+	var names []string
+	for _, n := range strategies.Names() {
+		if n != strategies.Exhaustive {
+			names = append(names, n)
+		}
+	}
+	strategiesVar(fs, &v.strats, names, "strategies to replay, comma-separated")
+	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search (0: 10% of the table, at least 20)")
+	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N)")
+	fs.StringVar(&v.stop, "stop", "", "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs)")
+	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
+	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")
+	fs.StringVar(&v.plot, "plot", "", "write a PNG of the fraction of the optimum against evaluations to `FILE`")
+	return fs, v
 }
 
 // replayConfig is one `hplopt replay`.
@@ -34,57 +65,27 @@ type replayConfig struct {
 	Plot  string
 }
 
-func parseReplay(args []string) (*replayConfig, error) {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	table := fs.String("table", "", "recorded space: CSV with a header, a column per parameter and time_ms (a time or fail); required")
-	var names []string
-	for _, n := range strategies.Names() {
-		if n != strategies.Exhaustive {
-			names = append(names, n)
-		}
+func parseReplay(args []string) (*replayConfig, *flagSet, error) {
+	fs, v := replayFlags()
+	if err := fs.noOperands(args); err != nil {
+		return nil, fs, err
 	}
-	strats := fs.String("s", strings.Join(names, ","), "strategies to replay, comma-separated (known: "+strings.Join(strategies.Names(), ", ")+")")
-	evals := fs.Int("e", 0, "evaluations per search (0: 10% of the table, at least 20)")
-	seeds := fs.Int("seeds", 20, "searches per strategy (seeds 1 to N)")
-	stop := fs.String("stop", "", `stop condition, e.g. "stall>=50 or best<=0.1ms" (time conditions read the recorded costs)`)
-	at := fs.String("at", "", "also print the figures after these budgets: evaluation counts or percentages of the table (20,1%,2.5%)")
-	js := fs.String("json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to this file")
-	plot := fs.String("plot", "", "write a PNG of the fraction of the optimum against evaluations to this file")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+	if v.table == "" {
+		return nil, fs, errors.New("no --table given")
 	}
-	if len(fs.Args()) > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Args()[0])
-	}
-	if *table == "" {
-		return nil, errors.New("no --table given")
-	}
-	if *evals < 0 {
-		return nil, fmt.Errorf("-e %d: must not be negative", *evals)
-	}
-	if *seeds < 1 {
-		return nil, fmt.Errorf("--seeds %d: want at least 1", *seeds)
-	}
-	cfg := &replayConfig{Table: *table, JSON: *js, Plot: *plot, Run: replay.Config{Evaluations: *evals, Seeds: *seeds}}
-	for _, s := range strings.Split(*strats, ",") {
-		info, err := strategies.Lookup(strings.TrimSpace(s))
-		if err != nil {
-			return nil, err
-		}
-		cfg.Run.Strategies = append(cfg.Run.Strategies, info.Name)
-	}
+	cfg := &replayConfig{Table: v.table, JSON: v.js, Plot: v.plot, Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats}}
+	stop, at := &v.stop, &v.at
 	if *stop != "" {
 		c, err := autotune.ParseStop(*stop)
 		if err != nil {
-			return nil, err
+			return nil, fs, err
 		}
 		cfg.Run.Stop = c
 	}
 	if *at != "" {
 		cfg.At = strings.Split(*at, ",")
 	}
-	return cfg, nil
+	return cfg, fs, nil
 }
 
 // budget reads a --at entry: a count, or a percentage of size points
@@ -109,10 +110,9 @@ func budget(s string, size int) (int, error) {
 // print, per strategy, the median fraction of the optimum reached after N
 // evaluations, its quartiles and the methodology score.
 func replayVerb(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseReplay(args)
+	cfg, fs, err := parseReplay(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "hplopt replay: %v\n%s\n", err, replayUsage)
-		return 2
+		return fs.usageError(err, stdout, stderr)
 	}
 	t, err := replay.LoadCSV(cfg.Table)
 	if err != nil {
@@ -129,8 +129,7 @@ func replayVerb(args []string, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("--at %s: %d evaluations, more than -e %d", s, n, cfg.Run.Evaluations)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "hplopt replay: %v\n%s\n", err, replayUsage)
-			return 2
+			return fs.usageError(err, stdout, stderr)
 		}
 		if !slices.Contains(at, n) {
 			at = append(at, n)
