@@ -72,8 +72,11 @@ type WorkerSettings struct {
 	// TimeoutFactor adds TimeoutFactor times the baseline time per launch
 	// to Timeout. Default 0: 20; negative: nothing.
 	TimeoutFactor float64
-	// CompileTimeout limits a variant's build; a variant past it fails
-	// with Compile. Default 0: 1 min.
+	// CompileTimeout limits a variant's build, in a builder or in the
+	// measuring worker (on a device that compiles at launch, a builder's
+	// build includes its first launch's compilation); a variant past it
+	// fails with Compile. A first launch that compiles in the measuring
+	// worker gets it on top of its run limit. Default 0: 1 min.
 	CompileTimeout time.Duration
 	// StartTimeout limits starting a worker: the setup, the upload and,
 	// the first time, the reference variant's runs. Default 0: 5 min.

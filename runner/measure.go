@@ -40,8 +40,9 @@ type MeasureSettings struct {
 	Runs int
 	// Options are the OpenCL build options of every variant. Default "".
 	Options string
-	// Ahead bounds the builds started by Prepare that wait for Measure; a
-	// Prepare beyond it drops the oldest. Default 0: 4.
+	// Ahead bounds the variants given to Prepare that wait for Measure
+	// (built, or being built); a Prepare beyond it drops the oldest.
+	// Default 0: 4.
 	Ahead int
 }
 
