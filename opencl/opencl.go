@@ -357,9 +357,15 @@ func (c *Context) Build(src, options string) (*Program, error) {
 	if err := check("clCreateProgramWithSource", st); err != nil {
 		return nil, err
 	}
+	return c.build(prog, options)
+}
+
+// build builds prog, created in c, with options; a failed build releases
+// it and returns a *BuildError with the compiler's log.
+func (c *Context) build(prog C.cl_program, options string) (*Program, error) {
 	copt := C.CString(options)
 	defer C.free(unsafe.Pointer(copt))
-	st = C.clBuildProgram(prog, 1, &c.Device.id, copt, nil, nil)
+	st := C.clBuildProgram(prog, 1, &c.Device.id, copt, nil, nil)
 	if st != C.CL_SUCCESS {
 		log := buildLog(prog, c.Device.id)
 		C.clReleaseProgram(prog)
@@ -390,15 +396,7 @@ func (c *Context) BuildBinary(bin []byte, options string) (*Program, error) {
 		C.clReleaseProgram(prog)
 		return nil, err
 	}
-	copt := C.CString(options)
-	defer C.free(unsafe.Pointer(copt))
-	st = C.clBuildProgram(prog, 1, &c.Device.id, copt, nil, nil)
-	if st != C.CL_SUCCESS {
-		log := buildLog(prog, c.Device.id)
-		C.clReleaseProgram(prog)
-		return nil, &BuildError{Err: Error{Call: "clBuildProgram", Code: int32(st)}, Log: log}
-	}
-	return &Program{prog: prog, ctx: c}, nil
+	return c.build(prog, options)
 }
 
 // Binary returns the program's binary for its device (CL_PROGRAM_BINARIES):

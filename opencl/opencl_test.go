@@ -137,25 +137,35 @@ func TestBuildErrorHasLog(t *testing.T) {
 	}
 }
 
-func TestIllegalLocalSize(t *testing.T) {
-	s := session(t)
+// saxpyKernel builds saxpy in s and returns the program and its kernel
+// set to run over n elements of one buffer, released when the test ends.
+func saxpyKernel(t *testing.T, s *Session, n int) (*Program, *Kernel) {
+	t.Helper()
 	prog, err := s.Context.Build(saxpy, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer prog.Close()
+	t.Cleanup(func() { prog.Close() })
 	k, err := prog.Kernel("saxpy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.Close()
-	b, _ := s.Context.NewBuffer(4 * 64)
-	defer b.Close()
-	k.SetArgBuffer(0, b)
-	k.SetArgBuffer(1, b)
-	k.SetArgFloat32(2, 1)
-	k.SetArgInt32(3, 64)
-	_, err = s.Queue.Run(k, []int{64}, []int{48}) // 48 does not divide 64
+	t.Cleanup(func() { k.Close() })
+	b, err := s.Context.NewBuffer(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if err := errors.Join(k.SetArgBuffer(0, b), k.SetArgBuffer(1, b), k.SetArgFloat32(2, 1), k.SetArgInt32(3, int32(n))); err != nil {
+		t.Fatal(err)
+	}
+	return prog, k
+}
+
+func TestIllegalLocalSize(t *testing.T) {
+	s := session(t)
+	prog, k := saxpyKernel(t, s, 64)
+	_, err := s.Queue.Run(k, []int{64}, []int{48}) // 48 does not divide 64
 	var ce Error
 	if !errors.As(err, &ce) || ce.Name() != "CL_INVALID_WORK_GROUP_SIZE" || ce.Call != "clEnqueueNDRangeKernel" {
 		t.Errorf("local 48 for global 64: %v, want clEnqueueNDRangeKernel: CL_INVALID_WORK_GROUP_SIZE", err)
@@ -333,38 +343,17 @@ func TestBinary(t *testing.T) {
 // completes, and takes its time.
 func TestStart(t *testing.T) {
 	s := session(t)
-	prog, err := s.Context.Build(saxpy, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prog.Close()
-	k, err := prog.Kernel("saxpy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
-	b, err := s.Context.NewBuffer(4 * 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if err := errors.Join(k.SetArgBuffer(0, b), k.SetArgBuffer(1, b), k.SetArgFloat32(2, 1), k.SetArgInt32(3, 1024)); err != nil {
-		t.Fatal(err)
-	}
+	_, k := saxpyKernel(t, s, 1024)
 	ev, err := s.Queue.Start(k, []int{1024}, []int{64})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ev.Close()
-	for {
-		st, err := ev.Status()
-		if err != nil {
+	for st := Queued; st != Complete; {
+		if st, err = ev.Status(); err != nil {
 			t.Fatal(err)
 		}
-		if st == Complete {
-			break
-		}
-		if st != Queued && st != Submitted && st != Running {
+		if st != Queued && st != Submitted && st != Running && st != Complete {
 			t.Fatalf("Status() = %d", st)
 		}
 	}

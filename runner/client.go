@@ -611,19 +611,20 @@ func (w *Worker) Close() error {
 // answer.
 func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireResponse, error) {
 	w.mu.Lock()
-	setup := w.setup
-	if w.spawned > 0 {
-		setup.Faults = slices.DeleteFunc(slices.Clone(setup.Faults), func(f fault) bool { return f.First })
-	}
+	setup, first := w.setup, w.spawned == 0
 	w.spawned++
 	w.mu.Unlock()
-	return spawnChild(ctx, w.exe, w.env, w.stderr, &setup, limit, w.signal)
+	return spawnChild(ctx, w.exe, w.env, w.stderr, setup, first, limit, w.signal)
 }
 
 // spawnChild starts the executable exe as a child process with env (nil:
-// this process's), sends it setup and waits for its answer, at most limit;
-// onBuilt, if not nil, is called when it reports a prepared build ended.
-func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWriter, setup *wireSetup, limit time.Duration, onBuilt func()) (*child, wireResponse, error) {
+// this process's), sends it setup (less the faults of the first process
+// alone unless first) and waits for its answer, at most limit; onBuilt, if
+// not nil, is called when it reports a prepared build ended.
+func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWriter, setup wireSetup, first bool, limit time.Duration, onBuilt func()) (*child, wireResponse, error) {
+	if !first {
+		setup.Faults = slices.DeleteFunc(slices.Clone(setup.Faults), func(f fault) bool { return f.First })
+	}
 	what := "worker"
 	if setup.Role == roleBuild {
 		what = "builder"
@@ -651,7 +652,7 @@ func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWrite
 		}
 		return fail("start", st)
 	}
-	go c.send(wireRequest{Op: opSetup, Setup: setup})
+	go c.send(wireRequest{Op: opSetup, Setup: &setup})
 	r, st = c.await(ctx, time.Until(deadline))
 	if st != gotAnswer {
 		return fail("setup", st)

@@ -318,17 +318,13 @@ func (p *pool) loop() {
 // spawn starts a builder process, again after one was lost if restart.
 func (p *pool) spawn(restart bool) (*child, error) {
 	p.mu.Lock()
-	setup := p.setup
-	if p.spawned > 0 {
-		setup.Faults = slices.DeleteFunc(slices.Clone(setup.Faults), func(f fault) bool { return f.First })
-	}
+	first := p.spawned == 0
 	p.spawned++
 	p.mu.Unlock()
-	c, r, err := spawnChild(context.Background(), p.exe, p.env, p.stderr, &setup, p.start, nil)
+	c, _, err := spawnChild(context.Background(), p.exe, p.env, p.stderr, p.setup, first, p.start, nil)
 	if err != nil {
 		return nil, fmt.Errorf("runner: starting a builder: %v", err)
 	}
-	_ = r
 	p.mu.Lock()
 	if restart {
 		p.stats.Restarts++
