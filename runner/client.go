@@ -95,7 +95,8 @@ type WorkerSettings struct {
 	// PoCL's kernel cache: the worker processes get its PoclDir as
 	// POCL_CACHE_DIR, with POCL_KERNEL_CACHE=1, and on PoCL the builders
 	// leave their work there instead of in binaries. Default nil: no
-	// binaries kept, and PoCL's cache where the environment says.
+	// binaries kept, and PoCL's cache in a directory of the Worker's own,
+	// removed by Close.
 	Cache *Cache
 	// Stderr receives what the worker process writes on its stdout and
 	// stderr (OpenCL implementations' messages). Default nil: discarded,
@@ -135,6 +136,7 @@ type Worker struct {
 	set    WorkerSettings
 	exe    string
 	env    []string // the children's environment; nil: this process's
+	tmp    string   // a directory of the worker's own for PoCL's cache, removed by Close
 	stderr *tailWriter
 	pool   *pool // nil: the measuring worker builds
 
@@ -184,10 +186,18 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 		return nil, fmt.Errorf("runner: cannot find the executable to start a worker: %v", err)
 	}
 	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, changed: make(chan struct{})}
+	// PoCL's kernel cache, on, in the Cache or else in a directory of the
+	// worker's own, removed by Close: the builders' first launches leave
+	// their code there for the measuring worker, and nothing grows
+	// unbounded.
+	pocl := ""
 	if set.Cache != nil {
-		// PoCL's kernel cache, in the Cache and on: the builders' first
-		// launches leave their code there for the measuring worker.
-		w.env = append(os.Environ(), "POCL_CACHE_DIR="+set.Cache.PoclDir(), "POCL_KERNEL_CACHE=1")
+		pocl = set.Cache.PoclDir()
+	} else if w.tmp, err = os.MkdirTemp("", "hplopt-pocl-"); err == nil {
+		pocl = w.tmp
+	}
+	if pocl != "" {
+		w.env = append(os.Environ(), "POCL_CACHE_DIR="+pocl, "POCL_KERNEL_CACHE=1")
 	}
 	w.setup = wireSetup{
 		Device:        set.Device,
@@ -207,7 +217,7 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	if set.Builders >= 0 {
 		// The builders start while the measuring worker times the
 		// reference; they wait for the device's key before building.
-		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: shapes(w.setup.Args), Measure: set.Measure, SharedCache: set.Cache != nil,
+		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: shapes(w.setup.Args), Measure: set.Measure, SharedCache: pocl != "",
 			Faults: slices.DeleteFunc(slices.Clone(set.faults), func(f fault) bool { return !f.Builder })}
 		n := set.Builders
 		if n == 0 {
@@ -217,9 +227,7 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	}
 	c, r, err := w.spawn(ctx, set.startTimeout())
 	if err != nil {
-		if w.pool != nil {
-			w.pool.close()
-		}
+		w.Close()
 		return nil, err
 	}
 	w.c, w.device, w.baseline, w.baseRuns, w.hasRef, w.lazy = c, r.Device, r.BaselineMs, r.BaseRuns, ref != nil, r.Lazy
@@ -603,6 +611,9 @@ func (w *Worker) Close() error {
 	}
 	if c != nil {
 		c.retire()
+	}
+	if w.tmp != "" {
+		os.RemoveAll(w.tmp)
 	}
 	return nil
 }
