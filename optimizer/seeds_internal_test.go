@@ -3,8 +3,9 @@ package optimizer
 import "testing"
 
 // TestCanonicalSeeds checks that the genetic search's seeds for GPUs and
-// CPUs are points of the Table 2 space of kernels of 1 to 3 dimensions, and
-// that repairing the CPU seeds keeps their shape.
+// CPUs are points of the Table 2 space of kernels of 1 to 3 dimensions,
+// with and without compute loops, and that repairing the CPU seeds keeps
+// their shape.
 func TestCanonicalSeeds(t *testing.T) {
 	for _, c := range []struct {
 		domain, loops []int
@@ -14,6 +15,9 @@ func TestCanonicalSeeds(t *testing.T) {
 		{[]int{1024, 1024}, []int{1024}},
 		{[]int{32, 32, 32}, []int{32, 32, 32}},
 		{[]int{64, 64, 64}, []int{4096}},
+		{[]int{2048, 2048}, nil}, // no compute loop (a stencil): no uf
+		{[]int{16000003}, nil},
+		{[]int{128, 128, 128}, nil},
 	} {
 		space, _, err := Table2(Table2Spec{Domain: c.domain, Loops: c.loops})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -136,14 +137,18 @@ type Worker struct {
 	set    WorkerSettings
 	exe    string
 	env    []string // the children's environment; nil: this process's
-	tmp    string   // a directory of the worker's own for PoCL's cache, removed by Close
 	stderr *tailWriter
 	pool   *pool // nil: the measuring worker builds
 
 	measuring sync.Mutex // one Measure at a time
 
+	prob *Problem // whose arrays a new child is sent, after the setup
+	want []Arg    // the expected outputs given (WorkerSettings.Want), or nil
+	dir  string   // a directory of the worker's files (the expected outputs)
+
 	mu       sync.Mutex
-	setup    wireSetup // what a new child is sent: Want filled, no Reference
+	setup    wireSetup // what a new child is sent: no Reference once one ran
+	resend   bool      // the child's inputs may be overwritten: send them again
 	c        *child    // nil: start one at the next Measure
 	device   string
 	baseline float64 // ms, if hasRef
@@ -185,39 +190,44 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	if err != nil {
 		return nil, fmt.Errorf("runner: cannot find the executable to start a worker: %v", err)
 	}
-	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, changed: make(chan struct{})}
-	// PoCL's kernel cache, on, in the Cache or else in a directory of the
-	// worker's own, removed by Close: the builders' first launches leave
-	// their code there for the measuring worker, and nothing grows
-	// unbounded.
-	pocl := ""
-	if set.Cache != nil {
-		pocl = set.Cache.PoclDir()
-	} else if w.tmp, err = os.MkdirTemp("", "hplopt-pocl-"); err == nil {
-		pocl = w.tmp
-	}
-	if pocl != "" {
-		w.env = append(os.Environ(), "POCL_CACHE_DIR="+pocl, "POCL_KERNEL_CACHE=1")
-	}
-	w.setup = wireSetup{
-		Device:        set.Device,
-		Args:          wireArgs(p.Args, false),
-		Tolerance:     p.Tolerance,
-		Reference:     ref,
-		Measure:       set.Measure,
-		ReferenceTime: set.ReferenceTime,
-		Faults:        slices.DeleteFunc(slices.Clone(set.faults), func(f fault) bool { return f.Builder }),
-	}
 	if set.Want != nil {
 		if len(set.Want) != len(p.Args) {
 			return nil, fmt.Errorf("runner: %d expected outputs for %d arguments", len(set.Want), len(p.Args))
 		}
-		w.setup.Want = wireArgs(set.Want, true)
+		for i := range p.Args {
+			if a, w := &p.Args[i], &set.Want[i]; a.Output && (w.Type != a.Type || w.dataLen() != a.Len()) {
+				return nil, fmt.Errorf("runner: expected output %s: want %d %v elements, have %d %v", a.Name, a.Len(), a.Type, w.dataLen(), w.Type)
+			}
+		}
+	}
+	dir, err := os.MkdirTemp("", "hplopt-worker-")
+	if err != nil {
+		return nil, fmt.Errorf("runner: a directory for the worker's files: %v", err)
+	}
+	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, prob: p, want: set.Want, dir: dir, changed: make(chan struct{})}
+	// PoCL's kernel cache, on, in the Cache or else in the worker's
+	// directory, removed by Close: the builders' first launches leave their
+	// code there for the measuring worker, and nothing grows unbounded.
+	pocl := filepath.Join(dir, "pocl")
+	if set.Cache != nil {
+		pocl = set.Cache.PoclDir()
+	}
+	w.env = append(os.Environ(), "POCL_CACHE_DIR="+pocl, "POCL_KERNEL_CACHE=1")
+	w.setup = wireSetup{
+		Device:        set.Device,
+		Args:          wireArgs(p.Args),
+		Tolerance:     p.Tolerance,
+		Reference:     ref,
+		WantSent:      set.Want != nil,
+		WantFile:      filepath.Join(dir, "want"),
+		Measure:       set.Measure,
+		ReferenceTime: set.ReferenceTime,
+		Faults:        slices.DeleteFunc(slices.Clone(set.faults), func(f fault) bool { return f.Builder }),
 	}
 	if set.Builders >= 0 {
 		// The builders start while the measuring worker times the
 		// reference; they wait for the device's key before building.
-		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: shapes(w.setup.Args), Measure: set.Measure, SharedCache: pocl != "",
+		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: w.setup.Args, Measure: set.Measure, SharedCache: true,
 			Faults: slices.DeleteFunc(slices.Clone(set.faults), func(f fault) bool { return !f.Builder })}
 		n := set.Builders
 		if n == 0 {
@@ -234,20 +244,8 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	if w.pool != nil {
 		w.pool.ready(r.DeviceKey, r.Lazy)
 	}
-	if w.setup.Want == nil {
-		w.setup.Want = r.Want
-	}
-	w.setup.Reference = nil
+	w.setup.Reference = nil // the first child wrote the reference's outputs to WantFile
 	return w, nil
-}
-
-// shapes returns args without their contents.
-func shapes(args []wireArg) []wireArg {
-	out := slices.Clone(args)
-	for i := range out {
-		out[i].Raw = nil
-	}
-	return out
 }
 
 // Device returns the name of the device the worker measures on.
@@ -503,6 +501,15 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 		}
 	}
 
+	w.mu.Lock()
+	resend := w.resend
+	w.resend = false
+	w.mu.Unlock()
+	if resend {
+		// The last variant may have written into the inputs, of which the
+		// child keeps no copy.
+		c.sendArrays(w.prob.Args, nil, true)
+	}
 	c.send(wireRequest{Op: opMeasure, Variant: v, Binary: bin})
 	limit := w.set.compileTimeout()
 	r, st := c.await(ctx, limit)
@@ -537,6 +544,10 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 	}
 	if r.Restart {
 		w.lose(c, false)
+	} else if r.Stale {
+		w.mu.Lock()
+		w.resend = true
+		w.mu.Unlock()
 	}
 	res = autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Times: r.Times, Cost: r.Cost}
 	if r.Msg != "" {
@@ -571,6 +582,7 @@ func (w *Worker) restart(ctx context.Context) (*child, error) {
 	w.mu.Lock()
 	w.c = c
 	w.restarts++
+	w.resend = false
 	var pending []prepped
 	for _, p := range w.pending {
 		if p.sent {
@@ -612,9 +624,7 @@ func (w *Worker) Close() error {
 	if c != nil {
 		c.retire()
 	}
-	if w.tmp != "" {
-		os.RemoveAll(w.tmp)
-	}
+	os.RemoveAll(w.dir)
 	return nil
 }
 
@@ -625,14 +635,17 @@ func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireRe
 	setup, first := w.setup, w.spawned == 0
 	w.spawned++
 	w.mu.Unlock()
-	return spawnChild(ctx, w.exe, w.env, w.stderr, setup, first, limit, w.signal)
+	send := func(c *child) { c.sendArrays(w.prob.Args, w.want, false) }
+	return spawnChild(ctx, w.exe, w.env, w.stderr, setup, first, send, limit, w.signal)
 }
 
 // spawnChild starts the executable exe as a child process with env (nil:
 // this process's), sends it setup (less the faults of the first process
-// alone unless first) and waits for its answer, at most limit; onBuilt, if
-// not nil, is called when it reports a prepared build ended.
-func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWriter, setup wireSetup, first bool, limit time.Duration, onBuilt func()) (*child, wireResponse, error) {
+// alone unless first), then calls after (if not nil: the measuring
+// worker's arrays follow the setup), and waits for its answer, at most
+// limit; onBuilt, if not nil, is called when it reports a prepared build
+// ended.
+func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWriter, setup wireSetup, first bool, after func(*child), limit time.Duration, onBuilt func()) (*child, wireResponse, error) {
 	if !first {
 		setup.Faults = slices.DeleteFunc(slices.Clone(setup.Faults), func(f fault) bool { return f.First })
 	}
@@ -663,7 +676,12 @@ func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWrite
 		}
 		return fail("start", st)
 	}
-	go c.send(wireRequest{Op: opSetup, Setup: &setup})
+	go func() {
+		c.send(wireRequest{Op: opSetup, Setup: &setup})
+		if after != nil {
+			after(c)
+		}
+	}()
 	r, st = c.await(ctx, time.Until(deadline))
 	if st != gotAnswer {
 		return fail("setup", st)
@@ -768,8 +786,8 @@ func startChild(exe string, env []string, stderr *tailWriter, onBuilt func()) (*
 }
 
 // send writes a request to the child. The child reads its input all the
-// time, so this blocks only while a large setup is written. An error means
-// the child is gone, which await reports.
+// time, so this blocks only while a large request is written. An error
+// means the child is gone, which await reports.
 func (c *child) send(r wireRequest) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

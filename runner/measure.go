@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -97,8 +98,21 @@ type Measurer struct {
 	bufs []*Buffer // per argument; nil for scalars
 	// init holds the initial contents of each output (nil for the other
 	// arguments), from which the outputs are reset on the device before
-	// every launch.
+	// every launch; zero marks the outputs that start all zero, which are
+	// zeroed on the device instead (a worker's, data.go).
 	init []*Buffer
+	zero []bool
+	// hostless says that the Problem's arrays have no contents: a
+	// worker's data went straight to the device (data.go), so the inputs
+	// cannot be uploaded again from here; the parent sends them again.
+	hostless bool
+	// wantPath is the file of a worker's expected outputs (data.go); once
+	// they are set, wantFile is it open, wantOff the offset of each
+	// output in it, and want stays nil.
+	wantPath      string
+	wantFile      *os.File
+	wantOff       []int64
+	chunk, chunk2 []byte // for reading outputs back and the expected ones in chunks
 
 	want        []Arg             // expected outputs, parallel to prob.Args; nil until set
 	tols        map[int]Tolerance // per output, scaled for want
@@ -126,11 +140,25 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	m, err := openMeasurer(device, p, set)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.upload(false); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("runner: uploading the problem: %w", err)
+	}
+	return m, nil
+}
+
+// openMeasurer opens the device and allocates the buffers of p's arrays,
+// without writing them.
+func openMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, error) {
 	sess, err := Open(device)
 	if err != nil {
 		return nil, err
 	}
-	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), init: make([]*Buffer, len(p.Args)), prepared: map[string]*Program{}}
+	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), init: make([]*Buffer, len(p.Args)), zero: make([]bool, len(p.Args)), prepared: map[string]*Program{}}
 	for i := range p.Args {
 		a := &p.Args[i]
 		if a.Scalar {
@@ -146,10 +174,6 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 				return nil, fmt.Errorf("runner: the initial %s: %w", a.Name, err)
 			}
 		}
-	}
-	if err := m.upload(false); err != nil {
-		m.Close()
-		return nil, fmt.Errorf("runner: uploading the problem: %w", err)
 	}
 	return m, nil
 }
@@ -186,11 +210,26 @@ func (m *Measurer) upload(outputsOnly bool) error {
 				return fmt.Errorf("writing %s: %w", a.Name, err)
 			}
 		}
-		if m.init[i] != nil {
-			if err := m.bufs[i].CopyFrom(m.init[i]); err != nil {
-				return fmt.Errorf("resetting %s: %w", a.Name, err)
+		if a.Output {
+			if err := m.resetOutput(i); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// resetOutput gives output i its initial contents on the device.
+func (m *Measurer) resetOutput(i int) error {
+	var err error
+	switch {
+	case m.zero[i]:
+		err = m.bufs[i].zero()
+	case m.init[i] != nil:
+		err = m.bufs[i].CopyFrom(m.init[i])
+	}
+	if err != nil {
+		return fmt.Errorf("resetting %s: %w", m.prob.Args[i].Name, err)
 	}
 	return nil
 }
@@ -234,14 +273,20 @@ func (m *Measurer) SetReference(ref Variant) (ms float64, err error) {
 // the baseline. It returns the number of timed launches (0 for the
 // warm-up's time).
 func (m *Measurer) setReference(ref Variant, within time.Duration) (ms float64, timed int, err error) {
-	res, got, _, timed := m.run(context.Background(), ref, runOptions{within: within})
-	if res.Outcome == autotune.OK && m.want != nil {
-		res = m.check(res, got)
+	res, got, _, timed := m.run(context.Background(), ref, runOptions{within: within, readBack: !m.hasWant() && !m.hostless})
+	if res.Outcome == autotune.OK && m.hasWant() {
+		res = m.check(res)
 	}
 	if res.Outcome != autotune.OK {
 		return 0, 0, fmt.Errorf("runner: reference variant %s: %v: %v", ref.KernelName, res.Outcome, res.Err)
 	}
-	if m.want == nil {
+	switch {
+	case m.hasWant():
+	case m.hostless:
+		if err := m.saveWant(); err != nil {
+			return 0, 0, fmt.Errorf("runner: the reference's outputs: %v", err)
+		}
+	default:
 		m.setWant(got)
 	}
 	m.baseline, m.hasRef = res.Ms, true
@@ -313,31 +358,34 @@ func (m *Measurer) Measure(ctx context.Context, v Variant) autotune.Result {
 
 // runOptions are what a worker adds to a measurement: the variant's binary
 // from a builder (nil: build the source), a bound on the timed launches
-// (setReference), and a function called once the variant is built.
+// (setReference), a function called once the variant is built, and
+// whether to read the outputs back.
 type runOptions struct {
 	bin      []byte
 	within   time.Duration
 	compiled func()
+	readBack bool
 }
 
 // measure is Measure with opt. restart reports that the OpenCL state may be
 // damaged (an error after a kernel was enqueued).
 func (m *Measurer) measure(ctx context.Context, v Variant, opt runOptions) (res autotune.Result, restart bool) {
-	if m.want == nil {
+	if !m.hasWant() {
 		return autotune.Result{Outcome: autotune.Launch, Err: errors.New("runner: no expected outputs: call SetReference or SetExpected first")}, false
 	}
-	res, got, restart, _ := m.run(ctx, v, opt)
+	opt.readBack = false
+	res, _, restart, _ = m.run(ctx, v, opt)
 	if res.Outcome == autotune.OK {
 		start := time.Now()
-		res = m.check(res, got)
+		res = m.check(res)
 		res.Cost.Check = time.Since(start)
 	}
 	return res, restart
 }
 
-// run builds v, launches it and reads the outputs back, which it returns
-// in a slice parallel to the Problem's Args, with the number of timed
-// launches.
+// run builds v and launches it; with opt.readBack, it reads the outputs
+// back, which it returns in a slice parallel to the Problem's Args. timed
+// is the number of timed launches.
 func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res autotune.Result, got []Arg, restart bool, timed int) {
 	var cost autotune.Cost
 	start, built := time.Now(), time.Time{}
@@ -379,7 +427,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 		return fail(autotune.Compile, "%v", err)
 	}
 	defer k.Close()
-	if m.inputsStale {
+	if m.inputsStale && !m.hostless {
 		if err := m.upload(false); err != nil {
 			restart = true
 			return fail(autotune.Launch, "uploading the inputs again: %v", err)
@@ -439,6 +487,13 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 			}
 		}
 	}
+	cost.Run = time.Since(built)
+	if timed = len(times); warmOnly {
+		timed = 0
+	}
+	if !opt.readBack {
+		return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, nil, false, timed
+	}
 	got = make([]Arg, len(m.prob.Args))
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
@@ -462,11 +517,11 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 		got[i] = g
 	}
 	cost.Run = time.Since(built)
-	if timed = len(times); warmOnly {
-		timed = 0
-	}
 	return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, got, false, timed
 }
+
+// hasWant reports whether the expected outputs are set.
+func (m *Measurer) hasWant() bool { return m.want != nil || m.wantFile != nil }
 
 // setWant makes want the expected outputs, with the tolerance of each
 // scaled to its RMS once here rather than at every check.
@@ -477,12 +532,29 @@ func (m *Measurer) setWant(want []Arg) {
 	}
 }
 
-// check compares the outputs got of the run res with the expected ones
-// and returns res or the Wrong result, with res's Cost either way.
-func (m *Measurer) check(res autotune.Result, got []Arg) autotune.Result {
+// check compares the outputs of the run res, read back from the device
+// in chunks, with the expected ones and returns res or the Wrong (or
+// Launch, when an output cannot be read) result, with res's Cost either
+// way.
+func (m *Measurer) check(res autotune.Result) autotune.Result {
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
-		if err := compareScaled(a.Name, a.Dims, &got[i], &m.want[i], m.tols[i]); err != nil {
+		n, per := a.Len(), chunkBytes/a.Type.Size()
+		var t tally
+		for lo := 0; lo < n; lo += per {
+			hi := min(n, lo+per)
+			got, err := m.readChunk(i, lo, hi)
+			if err != nil {
+				m.inputsStale = true
+				return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: reading %s back: %v", a.Name, err), Cost: res.Cost, Times: res.Times}
+			}
+			want, err := m.wantChunk(i, lo, hi)
+			if err != nil {
+				return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: reading the expected %s: %v", a.Name, err), Cost: res.Cost, Times: res.Times}
+			}
+			t.add(tallyScaled(&got, &want, m.tols[i]), lo)
+		}
+		if err := t.err(a.Name, a.Dims, a.Type, m.tols[i], n); err != nil {
 			m.inputsStale = true
 			return autotune.Result{Outcome: autotune.Wrong, Err: fmt.Errorf("runner: wrong result: %v", err), Cost: res.Cost, Times: res.Times}
 		}
@@ -511,7 +583,10 @@ func (m *Measurer) Close() error {
 	}
 	m.prepared, m.order = nil, nil
 	m.mu.Unlock()
-	for _, b := range append(m.bufs, m.init...) {
+	if m.wantFile != nil {
+		m.wantFile.Close()
+	}
+	for _, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
 		if b != nil {
 			b.Close()
 		}

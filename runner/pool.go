@@ -321,7 +321,7 @@ func (p *pool) spawn(restart bool) (*child, error) {
 	first := p.spawned == 0
 	p.spawned++
 	p.mu.Unlock()
-	c, _, err := spawnChild(context.Background(), p.exe, p.env, p.stderr, p.setup, first, p.start, nil)
+	c, _, err := spawnChild(context.Background(), p.exe, p.env, p.stderr, p.setup, first, nil, p.start, nil)
 	if err != nil {
 		return nil, fmt.Errorf("runner: starting a builder: %v", err)
 	}

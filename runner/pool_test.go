@@ -90,8 +90,8 @@ func TestPoolHungBuild(t *testing.T) {
 		t.Errorf("the variant after a hung build was measured after %v, want it before the build's limit (3 s)", d)
 	}
 	expect(t, "hung build", w.Measure(ctx, hung), autotune.Compile, "did not finish within 3s", "builder killed")
-	if st := w.Pool(); st.Extra != 1 || st.Failed != 1 {
-		t.Errorf("Pool() = %+v: want one builder started beside the hung one, one failed build", st)
+	if st := w.Pool(); st.Extra < 1 || st.Failed != 1 {
+		t.Errorf("Pool() = %+v: want a builder started beside the hung one, one failed build", st)
 	}
 	t.Logf("%v in all", time.Since(start))
 }
