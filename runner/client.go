@@ -94,10 +94,10 @@ type WorkerSettings struct {
 	Builders int
 	// Cache, if not nil, keeps the builders' binaries between runs, and
 	// PoCL's kernel cache: the worker processes get its PoclDir as
-	// POCL_CACHE_DIR, with POCL_KERNEL_CACHE=1, and on PoCL the builders
-	// leave their work there instead of in binaries. Default nil: no
-	// binaries kept, and PoCL's cache in a directory of the Worker's own,
-	// removed by Close.
+	// POCL_CACHE_DIR. Either way they get POCL_KERNEL_CACHE=1: on PoCL the
+	// builders leave their work in PoCL's cache instead of in binaries.
+	// Default nil: no binaries kept, and PoCL's cache where the environment
+	// says.
 	Cache *Cache
 	// Stderr receives what the worker process writes on its stdout and
 	// stderr (OpenCL implementations' messages). Default nil: discarded,
@@ -205,14 +205,13 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 		return nil, fmt.Errorf("runner: a directory for the worker's files: %v", err)
 	}
 	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, prob: p, want: set.Want, dir: dir, changed: make(chan struct{})}
-	// PoCL's kernel cache, on, in the Cache or else in the worker's
-	// directory, removed by Close: the builders' first launches leave their
-	// code there for the measuring worker, and nothing grows unbounded.
-	pocl := filepath.Join(dir, "pocl")
+	// PoCL's kernel cache, on, in the Cache (else where the environment
+	// says): the builders' first launches leave their code there for the
+	// measuring worker.
+	w.env = append(os.Environ(), "POCL_KERNEL_CACHE=1")
 	if set.Cache != nil {
-		pocl = set.Cache.PoclDir()
+		w.env = append(w.env, "POCL_CACHE_DIR="+set.Cache.PoclDir())
 	}
-	w.env = append(os.Environ(), "POCL_CACHE_DIR="+pocl, "POCL_KERNEL_CACHE=1")
 	w.setup = wireSetup{
 		Device:        set.Device,
 		Args:          wireArgs(p.Args),
