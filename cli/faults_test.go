@@ -33,6 +33,9 @@ type fault struct {
 	// but not recorded, or failed because of the fault rather than the
 	// variant).
 	check func(t *testing.T, r *faultRun) (completed bool, lost int)
+	// known is how many measurements the fault loses by design; the suite
+	// fails when a row loses more.
+	known int
 }
 
 // faultRun is what a row's run left.
@@ -45,7 +48,8 @@ type faultRun struct {
 }
 
 // faultTable is the suite: each fault a row. The tunings are short random
-// searches of MATMUL tiny on the default device.
+// searches of MATMUL tiny on the default device, with the default budget
+// (60 s) and builders (the host's cores less one, at least one).
 var faultTable = []fault{
 	{name: "SIGINT to hplopt tune", args: []string{"-e", "500"},
 		inject: send(syscall.SIGINT), check: stoppedCleanly},
@@ -54,7 +58,17 @@ var faultTable = []fault{
 	{name: "SIGKILL to hplopt tune, then the same command", args: []string{"-e", "8"},
 		inject: send(syscall.SIGKILL), check: resumed},
 	{name: "SIGKILL to the measuring worker", args: []string{"-e", "8"},
-		inject: killWorker, check: completedDespiteWorker},
+		inject: killWorkers(measuring), check: completedDespiteWorker},
+	{name: "SIGKILL to the builders", args: []string{"-e", "8"},
+		inject: killWorkers(func(pid int) bool { return !measuring(pid) }), check: completedDespiteWorker},
+	{name: "SIGKILL to the worker and the builders", args: []string{"-e", "8"},
+		inject: killWorkers(func(int) bool { return true }), check: completedDespiteWorker},
+	// The variant a stopped builder holds fails Compile at the build's
+	// limit, as one whose source hangs the compiler does (the pool cannot
+	// tell them apart); the search goes on with a builder started beside
+	// the hung one.
+	{name: "SIGSTOP to the builders (hung builders)", args: []string{"-e", "8"},
+		inject: signalWorkers(syscall.SIGSTOP, func(pid int) bool { return !measuring(pid) }), check: completedDespiteWorker, known: 1},
 	{name: "a full disk: --json /dev/full", args: []string{"-e", "8", "--json", "/dev/full"},
 		check: refusedBeforeMeasuring},
 }
@@ -67,7 +81,7 @@ func TestFaults(t *testing.T) {
 		t.Skip("the fault-injection suite runs with -faults (make faults)")
 	}
 	needDevice(t)
-	var injected, completed, lost int
+	var injected, completed, lost, known int
 	var lines []string
 	for _, f := range faultTable {
 		t.Run(f.name, func(t *testing.T) {
@@ -92,14 +106,19 @@ func TestFaults(t *testing.T) {
 				t.Errorf("the run did not end as it must (status %d):\n%s", r.status, r.p.out.String())
 			}
 			lost += l
-			lines = append(lines, fmt.Sprintf("  %-48s completed %-5v lost %d", f.name, ok, l))
+			known += min(l, f.known)
+			if l > f.known {
+				t.Errorf("%d measurements lost (%d by design)", l, f.known)
+			}
+			note := ""
+			if f.known > 0 {
+				note = fmt.Sprintf(" (%d by design)", f.known)
+			}
+			lines = append(lines, fmt.Sprintf("  %-48s completed %-5v lost %d%s", f.name, ok, l, note))
 		})
 	}
-	fmt.Printf("fault-injection suite (hplopt tune):\n%s\nfaults injected %d, runs completed %d, measurements lost %d\n",
-		strings.Join(lines, "\n"), injected, completed, lost)
-	if lost > 0 {
-		t.Errorf("%d measurements lost", lost)
-	}
+	fmt.Printf("fault-injection suite (hplopt tune):\n%s\nfaults injected %d, runs completed %d, measurements lost %d (%d by design)\n",
+		strings.Join(lines, "\n"), injected, completed, lost, known)
 }
 
 func containsFlag(args []string, name string) bool {
@@ -156,16 +175,40 @@ func resumed(t *testing.T, r *faultRun) (bool, int) {
 	return rep.Evaluations == 8 && rep.Measured == 8-killed && recorded(t, r.db) == 8, lost
 }
 
-// killWorker kills the tuning's measuring worker (SIGKILL), as the OOM
-// killer would.
-func killWorker(t *testing.T, p *process) {
-	pids := childrenOf(p.cmd.Process.Pid, "-hplopt.runner.worker")
-	if len(pids) == 0 {
-		t.Fatal("no worker process found")
+// killWorkers kills the tuning's worker processes that which selects
+// (SIGKILL), as the OOM killer would.
+func killWorkers(which func(pid int) bool) func(*testing.T, *process) {
+	return signalWorkers(syscall.SIGKILL, which)
+}
+
+// signalWorkers sends sig to the tuning's worker processes that which
+// selects (SIGSTOP: a process that hangs).
+func signalWorkers(sig syscall.Signal, which func(pid int) bool) func(*testing.T, *process) {
+	return func(t *testing.T, p *process) {
+		n := 0
+		for _, pid := range childrenOf(p.cmd.Process.Pid, "-hplopt.runner.worker") {
+			if which(pid) {
+				syscall.Kill(pid, sig)
+				n++
+			}
+		}
+		if n == 0 {
+			t.Fatal("no such worker process found")
+		}
 	}
-	for _, pid := range pids {
-		syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// measuring reports whether the worker process pid is the measuring
+// worker (not a builder): the one that holds the file of the expected
+// outputs.
+func measuring(pid int) bool {
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && filepath.Base(target) == "want" {
+			return true
+		}
 	}
+	return false
 }
 
 // childrenOf returns the processes whose parent is pid and whose command
@@ -194,19 +237,20 @@ func childrenOf(pid int, mark string) []int {
 	return out
 }
 
-// completedDespiteWorker: the search goes on with a new worker and makes
-// all its evaluations; a variant that failed because its worker was
-// killed, not through its own fault, is a lost measurement.
+// completedDespiteWorker: the search goes on with new processes and makes
+// all its evaluations (not waiting out its budget); a variant that failed
+// because its worker was killed, not through its own fault, is a lost
+// measurement.
 func completedDespiteWorker(t *testing.T, r *faultRun) (bool, int) {
 	rep := readReport(t, r.js)
 	lost := 0
 	for _, e := range rep.History {
-		if strings.Contains(e.Message, "signal: killed") {
+		if strings.Contains(e.Message, "signal: killed") || strings.Contains(e.Message, "did not finish within") {
 			lost++
 		}
 	}
 	lost += max(0, rep.Measured-recorded(t, r.db))
-	return r.status == 0 && rep.Evaluations == 8, lost
+	return r.status == 0 && rep.Evaluations == 8 && rep.Stopped == "max-evals", lost
 }
 
 // refusedBeforeMeasuring: an output that cannot be written is a usage
