@@ -98,7 +98,7 @@ func (c *command) run(args []string, stdout, stderr io.Writer) (status int) {
 	if v, ok := verbs[args[0]]; ok {
 		return v.run(c, args[1:], stdout, stderr)
 	}
-	if b, err := c.lookup(args[0]); b != nil && err == nil {
+	if b, err := c.lookup(args[0]); b != nil && err == nil || isCLFile(args[0]) && c.readsCL() {
 		return tuneVerb(c, args, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "hplopt: unknown verb or kernel %q (kernels: %s)\n", args[0], c.names())
