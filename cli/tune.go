@@ -20,6 +20,7 @@ import (
 	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/runner"
 )
 
 // tuneConfig is one `hplopt tune`.
@@ -71,8 +72,11 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	intVar(fs, &s.Seed, "seed", 1, 1, math.MaxUint64, "seed of the search")
 	intVar(fs, dataSeed, "data-seed", 1, 0, math.MaxInt64, "seed of the input data")
 	intVar(fs, &s.Runs, "runs", runs, 1, 1000, "timed launches per variant (the median counts)")
-	intVar(fs, &s.Builds, "builds", 2, 1, 256, "variants built in parallel while one is measured")
-	fs.Var(&orderFlag{&s.ReadyFirst}, "order", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
+	intVar(fs, &s.Builders, "builders", 0, -1, 1024, fmt.Sprintf("builder processes that build upcoming variants while one is measured (0: the host's cores less one, %d here; -1: none, the measuring worker builds)", runner.DefaultBuilders()))
+	intVar(fs, &s.Builds, "builds", 0, 0, 4096, "upcoming variants prepared for the builders ahead of the one measured (0: twice the builders, at least 4)")
+	fs.Var(&orderFlag{&s.Order}, "order", "order of measuring the variants built ahead: ready (whichever is built first; the strategy still hears the results in the order it proposed them) or proposed (waiting for each build in turn)")
+	fs.Var(&cacheFlag{&s.Cache}, "cache", "directory of built programs kept between runs: builders' binaries and PoCL's kernel cache (\"\": $HPLOPT_CACHE, else hplopt under the user's cache directory; off: none)")
+	sizeVar(fs, &s.CacheMax, "cache-max", runner.DefaultCacheMax, "the cache's bound: each run prunes it to this `SIZE` first, least recently used entries first")
 	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")
 }
 
@@ -171,6 +175,7 @@ func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*h
 		return nil, nil, err
 	}
 	set := cfg.Settings
+	set.Cache = cacheDir(set.Cache)
 	if !cfg.Quiet {
 		var last time.Time
 		set.Progress = func(p autotune.Progress) {
@@ -216,7 +221,12 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	}
 	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, t.Settings.Time, r.Stopped)
 	fmt.Fprintf(w, "space         %s points\n", t.SpaceSize)
-	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute)
+	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute), measured in %s order\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute, t.Settings.Order)
+	runs := fmt.Sprintf("%d timed launches", t.BaselineRuns)
+	if t.BaselineRuns == 0 {
+		runs = "its warm-up launch, the budget leaving no time for a timed one"
+	}
+	fmt.Fprintf(w, "setup         %.1f s: worker and builders started, single-point kernel timed (%s); %.1f s in all\n", t.Setup.Seconds(), runs, (t.Setup + r.Elapsed).Seconds())
 	if t.Records != "" {
 		resumed := ""
 		if t.Resumed != "" {
@@ -227,6 +237,11 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	sp := r.Spent
 	fmt.Fprintf(w, "time          waiting for builds %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
 		sp.Build.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
+	fmt.Fprintf(w, "device        running kernels %.0f%% of the search\n", 100*t.KernelFraction())
+	if p := t.Pool; p.Builders > 0 {
+		fmt.Fprintf(w, "builders      %d, busy %.0f%% of the search: %d built (%d failed), %d from the cache, %d restarted, %d beside slow builds\n",
+			p.Builders, 100*t.PoolUtilization(), p.Builds, p.Failed, p.CacheHits, p.Restarts, p.Extra)
+	}
 	f := r.Failures
 	fmt.Fprintf(w, "failures      illegal %d, compile %d, launch %d, wrong %d, timeout %d\n", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)
 	fmt.Fprintf(w, "single-point  %.4f ms%s\n", t.BaselineMs, rate(inst.FLOPs, t.BaselineMs))
