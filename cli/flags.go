@@ -71,12 +71,18 @@ func (fs *flagSet) noOperands(args []string) error {
 }
 
 // usageError reports a parse or usage error and returns the exit status:
-// for flag.ErrHelp, the verb's help on stdout and 0; otherwise the error and
-// the usage line on stderr, and 2.
+// for flag.ErrHelp, the verb's help on stdout and 0; for a *failure (a
+// FILE.cl that cannot be read or is outside the subset read), the error on
+// stderr and 1; otherwise the error and the usage line on stderr, and 2.
 func (fs *flagSet) usageError(err error, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		fs.help(stdout)
 		return 0
+	}
+	var f *failure
+	if errors.As(err, &f) {
+		f.report(fs.verb, stderr)
+		return 1
 	}
 	fmt.Fprintf(stderr, "hplopt %s: %v\n%s\n(hplopt %[1]s -h lists the flags)\n", fs.verb, err, fs.usageLine())
 	return 2
@@ -625,12 +631,14 @@ type sizeFlags struct {
 	several bool
 	classes []string  // --sizes
 	ns, ks  []intList // -n and -k, repeated
+	cl      clFlags   // --global, --arg and --shape, for a FILE.cl
 }
 
 func (s *sizeFlags) define(fs *flagSet) {
 	fs.StringVar(&s.class, "size", "", "size `CLASS`: "+strings.Join(kernels.Classes, ", ")+" (the paper's Table 3), or a program's own; \"\": tiny (a program's smallest if it has no tiny) unless -n or -k is given")
 	fs.Var(&s.n, "n", "points per global dimension, x first (one value for all)")
 	fs.Var(&s.k, "k", "compute loop lengths, outermost first (one value for all)")
+	s.cl.define(fs)
 }
 
 // defineSeveral defines the size flags of a verb that takes several sizes:
@@ -641,6 +649,7 @@ func (s *sizeFlags) defineSeveral(fs *flagSet) {
 	fs.Var(&classesFlag{&s.classes}, "sizes", "size classes, comma-separated: one run each")
 	fs.Var(&intLists{&s.ns}, "n", "points per global dimension, x first (one value for all); repeated, one size each")
 	fs.Var(&intLists{&s.ks}, "k", "compute loop lengths, outermost first (one value for all); repeated, one size each (or one for all)")
+	s.cl.define(fs)
 }
 
 // classesFlag is --sizes: size classes separated by commas.
@@ -703,6 +712,9 @@ func (f *intLists) allowed() string     { return new(intList).allowed() }
 // give (defineSeveral): the --sizes classes, then one size per -n (each
 // with its -k, or the only -k), else the one size of --size, -n and -k.
 func (s *sizeFlags) sizes(c *command, operands []string) (*kernels.Benchmark, []kernels.Size, error) {
+	if b, size, ok, err := s.openCL(c, operands); ok {
+		return b, []kernels.Size{size}, err
+	}
 	b, err := c.kernel(operands)
 	if err != nil {
 		return nil, nil, err
@@ -749,6 +761,9 @@ func (s *sizeFlags) sizes(c *command, operands []string) (*kernels.Benchmark, []
 // benchmark resolves a verb's operands, one KERNEL, at the size the flags
 // give.
 func (s *sizeFlags) benchmark(c *command, operands []string) (*kernels.Benchmark, kernels.Size, error) {
+	if b, size, ok, err := s.openCL(c, operands); ok {
+		return b, size, err
+	}
 	b, err := c.kernel(operands)
 	if err != nil {
 		return nil, kernels.Size{}, err

@@ -172,6 +172,9 @@ func runVerb(c *command, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}
+	if f := cfg.size.cl.file; f != nil { // checked against the kernel as written
+		return f.run(cfg, stdout, stderr)
+	}
 	return runAndReport(cfg, stdout, stderr)
 }
 

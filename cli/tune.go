@@ -211,7 +211,12 @@ func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*h
 		}
 		fmt.Fprintf(progress, "tuning %s %s with %s search, %s, %s\n", title(cfg.Bench), cfg.Size, set.Strategy, budget, reuse)
 	}
-	t, err := ev.Tune(ctx, set, inst.Args...)
+	var t *hpl.Tuning
+	if f := cfg.size.cl.file; f != nil { // the kernel as written is the reference
+		t, err = f.tune(ctx, inst, cfg.Device, set)
+	} else {
+		t, err = ev.Tune(ctx, set, inst.Args...)
+	}
 	return t, inst, err
 }
 
@@ -248,14 +253,14 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	}
 	f := r.Failures
 	fmt.Fprintf(w, "failures      illegal %d, compile %d, launch %d, wrong %d, timeout %d\n", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)
-	fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s)\n", t.BaselineMs, gflops(inst.FLOPs, t.BaselineMs))
+	fmt.Fprintf(w, "single-point  %.4f ms%s\n", t.BaselineMs, rate(inst.FLOPs, t.BaselineMs))
 	if t.Best == nil {
 		fmt.Fprintf(w, "best          none: %s\n", bench.NoResult(r.Evaluations))
 		if o, msg, n := r.CommonFailure(); n > 0 {
 			fmt.Fprintf(w, "why           %d of %d evaluations %s, %d of them with: %s\n", r.Failures.Count(o), r.Evaluations, o, n, oneLine(msg))
 		}
 	} else {
-		fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx\n", r.BestMs, gflops(inst.FLOPs, r.BestMs), t.Speedup())
+		fmt.Fprintf(w, "best          %.4f ms%s, speedup %.2fx\n", r.BestMs, rate(inst.FLOPs, r.BestMs), t.Speedup())
 		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
 	}
 	if t.SinglePointFaster() {
@@ -281,9 +286,9 @@ func printReused(w io.Writer, t *hpl.Tuning, inst *kernels.Instance) {
 	fmt.Fprintf(w, "from records  %s: no search (%s)\n", r, hint)
 	fmt.Fprintf(w, "records       %s, problem %s\n", t.Records, t.Key.ID()[:12])
 	if r.Exact {
-		fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s), recorded\n", r.BaselineMs, gflops(inst.FLOPs, r.BaselineMs))
+		fmt.Fprintf(w, "single-point  %.4f ms%s, recorded\n", r.BaselineMs, rate(inst.FLOPs, r.BaselineMs))
 		if t.Best != nil {
-			fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx, recorded\n", r.Ms, gflops(inst.FLOPs, r.Ms), t.Speedup())
+			fmt.Fprintf(w, "best          %.4f ms%s, speedup %.2fx, recorded\n", r.Ms, rate(inst.FLOPs, r.Ms), t.Speedup())
 		}
 	} else {
 		fmt.Fprintf(w, "nearest       %s: single-point %.4f ms, best %.4f ms there; nothing measured for this shape\n", r.Sizes, r.BaselineMs, r.Ms)
@@ -322,6 +327,16 @@ func printSizes(w io.Writer, ts []*hpl.Tuning) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", t.Key.Sizes(), base, best, speedup, t.Report.Measured, t.Report.FromRecords, from, params)
 	}
 	tw.Flush()
+}
+
+// rate writes the rate of flops in ms as " (12.34 GFLOP/s)", or "" when
+// the work is not known (a kernel of one's own without FLOPs, or from a
+// .cl file).
+func rate(flops, ms float64) string {
+	if flops <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.2f GFLOP/s)", gflops(flops, ms))
 }
 
 func gflops(flops, ms float64) float64 {

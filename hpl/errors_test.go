@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/hpl"
 )
 
@@ -209,5 +210,37 @@ func TestSpecialize(t *testing.T) {
 	src, err := hpl.Eval(mxm).Source(c, a, b, 8)
 	if err != nil || !strings.Contains(src, "c[idy * 64 + idx] += a[idy * 8 + k] * b[k * 64 + idx];") {
 		t.Errorf("Source = %q, %v", src, err)
+	}
+}
+
+// TestFromAST makes kernels of syntax trees: a copy of a well-formed one,
+// and errors for a tree without one top-level compute section, a bad
+// name or an array specialized already.
+func TestFromAST(t *testing.T) {
+	k, err := hpl.FromAST(mxm.AST())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ast.Hash(k.AST()) != ast.Hash(mxm.AST()) || k.Name() != "mxm" {
+		t.Errorf("FromAST(mxm.AST()) is another kernel:\n%s", ast.String(k.AST()))
+	}
+	noCompute := mxm.AST()
+	noCompute.Body = noCompute.Body.List[len(noCompute.Body.List)-1].(*ast.Compute).Body
+	badName := mxm.AST()
+	badName.Name = "2mxm"
+	specialized := mxm.AST()
+	specialized.Params[0].Extents = []int{4, 4}
+	for _, c := range []struct {
+		k    *ast.Kernel
+		want string
+	}{
+		{nil, "FromAST of a nil kernel"},
+		{noCompute, "the kernel has 0 compute sections"},
+		{badName, "a kernel name must be a C identifier"},
+		{specialized, "parameter c: want a scalar or an array of 1 to 3 dimensions without extents"},
+	} {
+		if _, err := hpl.FromAST(c.k); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("FromAST: error %v, want %q", err, c.want)
+		}
 	}
 }

@@ -60,6 +60,23 @@ type Problem struct {
 	Data *runner.Problem
 	// Device is the device the variants run on.
 	Device *opencl.Device
+	// Written, if not nil, is the kernel as its author wrote it, of which
+	// Passes.Kernel is a rewriting (package clc reads OpenCL C and
+	// delinearizes its arrays): its source is then the single-point
+	// kernel, the reference every variant is checked against and the one
+	// the speedup is over, and its syntax tree is what the records' key
+	// hashes. Default nil: Passes.Kernel, printed by package codegen.
+	Written *Written
+}
+
+// Written is a kernel as its author wrote it (Problem.Written).
+type Written struct {
+	// Kernel is its syntax tree as parsed, with the parameters of
+	// Problem.Passes.Kernel (same names, types and order; ranks may
+	// differ).
+	Kernel *ast.Kernel
+	// Source is its OpenCL C, whose kernel is named Kernel.Name.
+	Source string
 }
 
 // NewProblem makes the problem of kernel k, specialized for its arguments
@@ -241,7 +258,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	if err != nil {
 		return nil, err
 	}
-	src, err := codegen.Source(ps.Kernel)
+	src, err := prob.singlePoint()
 	if err != nil {
 		return nil, err
 	}
@@ -333,6 +350,17 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	}
 	t.Warnings = warnings
 	return t, err
+}
+
+// singlePoint returns the OpenCL C of the kernel as written.
+func (p *Problem) singlePoint() (string, error) {
+	if w := p.Written; w != nil {
+		if w.Kernel == nil || w.Kernel.Name != p.Passes.Kernel.Name || len(w.Kernel.Params) != len(p.Passes.Kernel.Params) {
+			return "", fmt.Errorf("optimizer: the kernel as written does not match the kernel %s: name or parameters differ", p.Passes.Kernel.Name)
+		}
+		return w.Source, nil
+	}
+	return codegen.Source(p.Passes.Kernel)
 }
 
 // buildLimit is the limit on a variant's build (on PoCL, with its first

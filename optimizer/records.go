@@ -128,10 +128,11 @@ func short(id string) string { return id[:min(len(id), 8)] }
 // Key returns the records' key of the problem: the tuning problem that
 // records made for it are reused for. It is made of
 //
-//   - the kernel's name and ast.Hash of the kernel as written, before its
-//     arrays' extents are set (the sizes are keyed below): editing the
-//     kernel makes a new problem, and every size of a kernel is of one
-//     family, so that a shape never tuned finds the nearest tuned ones;
+//   - the kernel's name and ast.Hash of the kernel as written
+//     (Problem.Written's when it is set), before its arrays' extents are
+//     set (the sizes are keyed below): editing the kernel makes a new
+//     problem, and every size of a kernel is of one family, so that a
+//     shape never tuned finds the nearest tuned ones;
 //   - the device: platform, name, vendor, driver and OpenCL versions;
 //   - the single-point domain, and every argument's name, type and shape;
 //   - the values of the int arguments the passes read
@@ -145,6 +146,9 @@ func short(id string) string { return id[:min(len(id), 8)] }
 func (p *Problem) Key() records.Key {
 	ps := p.Passes
 	written := ast.Clone(ps.Kernel)
+	if p.Written != nil && p.Written.Kernel != nil {
+		written = ast.Clone(p.Written.Kernel)
+	}
 	for _, q := range written.Params {
 		q.Extents = nil
 	}
