@@ -74,16 +74,32 @@ to local indices.`,
 		if len(groups) == 0 {
 			return illegal("lmem=1: no array of the loop body can be staged in local memory")
 		}
+		if s.p.Transpose {
+			n := 0
+			for _, g := range groups {
+				if g.perm = transposition(g.subs); g.perm != nil {
+					n++
+				}
+			}
+			if n == 0 {
+				return illegal("ltrans=1: no staged tile is read along a compute loop after a global id")
+			}
+		}
+		pad := 1
+		if s.p.Pack {
+			pad = 4 // rows stay multiples of 4 elements, for aligned float4 reads
+		}
 		for _, g := range groups {
 			g.name = s.fresh("l_" + g.arr.Name)
 			s.local.arrays = append(s.local.arrays, g.name)
+			ext := padded(permute(g.ext, g.perm), pad)
 			elems := int64(1)
-			for _, e := range padded(g.ext) {
+			for _, e := range ext {
 				elems *= int64(e)
 			}
 			q := s.k.Param(g.arr.Name)
 			s.local.bytes += elems * int64(q.Type.Size())
-			s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: padded(g.ext)})
+			s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: ext})
 		}
 		if lim := s.prob.LocalMem; lim > 0 && s.local.bytes > lim {
 			return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.local.bytes, lim)
@@ -104,7 +120,45 @@ type group struct {
 	minOff, maxOff []int64
 	refs           map[*ast.Index]*patterns.Ref // by the reference's node in the clone
 	name           string
-	ext            []int
+	ext            []int // the tile's extent per subscript
+	// perm, when not nil, is the order of the local array's dimensions
+	// (ltrans): dimension i holds subscript perm[i] of the references.
+	perm []int
+}
+
+// transposition returns the order of a transposed tile's dimensions: a
+// tile whose last subscript is a loop counter is stored with the last
+// subscript along a global id moved to the end, so that the points of a
+// work-item along that id read neighbouring elements. Nil when the tile is
+// not read that way.
+func transposition(subs []patterns.Subscript) []int {
+	n := len(subs)
+	if n < 2 || subs[n-1].Kind != patterns.Counter {
+		return nil
+	}
+	for d := n - 2; d >= 0; d-- {
+		if k := subs[d].Kind; k == patterns.ID || k == patterns.IDCounter {
+			perm := make([]int, n)
+			for i := range perm {
+				perm[i] = i
+			}
+			perm[d], perm[n-1] = n-1, d
+			return perm
+		}
+	}
+	return nil
+}
+
+// permute returns xs in the order perm (xs itself for nil).
+func permute[T any](xs []T, perm []int) []T {
+	if perm == nil {
+		return xs
+	}
+	out := make([]T, len(xs))
+	for i, p := range perm {
+		out[i] = xs[p]
+	}
+	return out
 }
 
 // shapeKey identifies the shape of a reference's subscripts.
@@ -226,6 +280,7 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 			conds = append(conds, ast.Bin(ast.Lt, ast.CloneExpr(coord), ast.IntConst(int64(q.Extents[d]))))
 		}
 	}
+	local.Indices = permute(local.Indices, g.perm)
 	var copyStmt ast.Stmt = &ast.Assign{LHS: local, Op: ast.Set, RHS: global}
 	if c := all(conds); c != nil {
 		copyStmt = &ast.If{Cond: c, Then: ast.NewBlock(copyStmt)}
@@ -282,6 +337,7 @@ func (s *state) rewriteStaged(g *group, byIndex map[int]*nestLoop) {
 				}
 				out.Indices = append(out.Indices, e)
 			}
+			out.Indices = permute(out.Indices, g.perm)
 			c.Replace(out)
 			return true
 		}).(ast.Stmt)
@@ -289,12 +345,13 @@ func (s *state) rewriteStaged(g *group, byIndex map[int]*nestLoop) {
 }
 
 // padded returns the declared extents of a local array: a row whose length
-// is a multiple of 16 gets one more element, so that work-items reading a
-// column (l_a[lidy + 16*i][k]) hit different memory banks.
-func padded(ext []int) []int {
+// is a multiple of 16 gets pad more elements (1, or 4 with pack so that rows
+// keep float4 alignment), so that work-items reading a column
+// (l_a[lidy + 16*i][k]) hit different memory banks.
+func padded(ext []int, pad int) []int {
 	out := append([]int(nil), ext...)
 	if n := len(out); n >= 2 && out[n-1]%16 == 0 {
-		out[n-1]++
+		out[n-1] += pad
 	}
 	return out
 }
