@@ -455,6 +455,18 @@ type Kernel struct {
 
 func (*Kernel) node() {}
 
+// Array returns the array whose element (an Index) or elements (a Load)
+// the assignment writes, or "" when it assigns a scalar variable.
+func (a *Assign) Array() string {
+	switch l := a.LHS.(type) {
+	case *Index:
+		return l.Array
+	case *Load:
+		return l.Ref.Array
+	}
+	return ""
+}
+
 // Param returns the argument called name, or nil.
 func (k *Kernel) Param(name string) *Param {
 	for _, p := range k.Params {

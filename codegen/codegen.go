@@ -82,13 +82,8 @@ func (p *printer) line(format string, args ...any) {
 func written(k *ast.Kernel) map[string]bool {
 	w := map[string]bool{}
 	ast.Inspect(k.Body, func(n ast.Node) bool {
-		if a, ok := n.(*ast.Assign); ok {
-			switch l := a.LHS.(type) {
-			case *ast.Index:
-				w[l.Array] = true
-			case *ast.Load:
-				w[l.Ref.Array] = true
-			}
+		if a, ok := n.(*ast.Assign); ok && a.Array() != "" {
+			w[a.Array()] = true
 		}
 		return true
 	})
@@ -310,7 +305,11 @@ func (p *printer) expr(x ast.Expr, ctx int) string {
 	case *ast.Load:
 		if x.Aligned {
 			// A dereference binds as a unary operator.
-			s := fmt.Sprintf("*(%s *)%s", p.pointee(x), p.address(x.Ref))
+			addr := p.address(x.Ref)
+			if p.params[x.Ref.Array] != nil {
+				addr = "(" + addr + ")"
+			}
+			s := fmt.Sprintf("*(%s *)%s", p.pointee(x), addr)
 			if ctx > 7 {
 				return "(" + s + ")"
 			}

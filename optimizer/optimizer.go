@@ -189,7 +189,7 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool) (*search, error) 
 	if err != nil {
 		return nil, err
 	}
-	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, Fixed: set.Fixed})
+	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, CPU: cpu, Transposable: transforms.Transposable(ps), Fixed: set.Fixed})
 	if err != nil {
 		return nil, err
 	}

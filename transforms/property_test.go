@@ -42,6 +42,13 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 	p.Unroll = pick(1, 1, 2, 3, 4)
 	p.LocalMem = r.IntN(2) == 0
 	p.LoopCopy = r.IntN(2) == 0
+	// The extensions of issue 17, each left at its default half the time.
+	p.Vec = pick(0, 0, 0, 2, 2, 4, 8)
+	p.Pack = r.IntN(3) == 0
+	p.Transpose = r.IntN(3) == 0
+	p.Prefetch = pick(0, 0, 1, 2)
+	p.Warp = pick(0, 0, 0, 2, 4, 8)
+	p.Swizzle = pick(0, 0, 2, 4)
 	return p
 }
 

@@ -149,6 +149,30 @@ func transposition(subs []patterns.Subscript) []int {
 	return nil
 }
 
+// Transposable reports whether ltrans can act on prob's kernel: an array
+// it only reads has a reference whose last subscript is a loop counter
+// after a global id (a[idy][k]), the tile that ltrans stores transposed.
+func Transposable(prob *Problem) bool {
+	info := prob.Info
+	if info == nil {
+		var err error
+		if info, err = patterns.Analyze(prob.Kernel); err != nil {
+			return false
+		}
+	}
+	for _, arr := range info.Arrays {
+		if arr.Written || arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported {
+			continue
+		}
+		for _, r := range arr.Refs {
+			if transposition(r.Subs) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // permute returns xs in the order perm (xs itself for nil).
 func permute[T any](xs []T, perm []int) []T {
 	if perm == nil {

@@ -71,8 +71,9 @@ type vectorizer struct {
 	// being merged.
 	vector map[string]string
 	active map[string]bool
-	decls  []ast.Stmt       // the vector temporaries
-	align  map[string]int64 // known alignments of int variables (block bases)
+	decls   []ast.Stmt          // the vector temporaries
+	scatter map[ast.Type]string // a temporary per type for values written element by element
+	align   map[string]int64    // known alignments of int variables (block bases)
 	err    error
 }
 
@@ -557,7 +558,14 @@ func (v *vectorizer) assign(as []*ast.Assign, q int) []ast.Stmt {
 		var out []ast.Stmt
 		val := r.e
 		if r.vec {
-			tmp := v.temp("st_v", t)
+			if v.scatter == nil {
+				v.scatter = map[ast.Type]string{}
+			}
+			tmp := v.scatter[t]
+			if tmp == "" {
+				tmp = v.temp("st_v", t)
+				v.scatter[t] = tmp
+			}
 			out = append(out, &ast.Assign{LHS: ast.Id(tmp), Op: ast.Set, RHS: v.convert(r, t).e})
 			val = ast.Id(tmp)
 		}
@@ -595,6 +603,6 @@ func (v *vectorizer) cond(ls []ast.Expr) ast.Expr {
 			return ast.CloneExpr(b)
 		}
 	}
-	v.fail("the points of a run take different branches on %s", ast.ExprString(ls[0]))
+	v.fail("the points of a run take different branches on %s", ast.ExprString(ast.Simplify(ast.CloneExpr(ls[0])).(ast.Expr)))
 	return ls[0]
 }
