@@ -12,13 +12,15 @@ var packing = &Pass{
 	Name:     "packing",
 	Requires: []*Pass{staging, unrolling},
 	Doc: `With pack, reads the local-memory elements that each iteration of an
-innermost element loop uses in aligned runs of 4 (else 2) neighbouring
-elements as one float4 (float2) load at the start of the iteration, and the
-uses as its lanes: l_b[k][x], l_b[k][x+1] become v.s0, v.s1 of
-v = *(__local float2 *)&l_b[k][x]. A run is aligned when its first element's
-offset is provably a multiple of its length (the staging pass then pads rows
-by 4 and declares the arrays aligned). The setting is illegal when no run is
-found.`,
+innermost element loop uses into private registers at the start of the
+iteration: aligned runs of 4 (else 2) neighbouring elements as one float4
+(float2) load, whose lanes replace the reads (l_b[k][x], l_b[k][x+1] become
+v.s0, v.s1 of v = *(__local float2 *)&l_b[k][x]), and every other element
+that several reads share once (the overlapping input windows of neighbouring
+points of a convolution, with the loop unrolled). A run is aligned when its
+first element's offset is provably a multiple of its length (the staging
+pass then pads rows by 4 and declares the arrays aligned). The setting is
+illegal when there is nothing to pack.`,
 	Run: func(s *state) error {
 		if !s.p.Pack {
 			return nil
@@ -42,7 +44,7 @@ found.`,
 			return false
 		})
 		if packed == 0 {
-			return illegal("pack=1: the loop body reads no local elements in aligned runs of 2 or 4")
+			return illegal("pack=1: the loop body reads no local element twice nor neighbouring ones in aligned runs of 2 or 4")
 		}
 		return nil
 	},
@@ -117,12 +119,14 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 		reads := groups[key]
 		d := local[reads[0].ix.Array]
 		have := map[int64]*ast.Index{}
+		uses := map[int64]int{}
 		var consts []int64
 		for _, r := range reads {
 			if have[r.last.c] == nil {
 				consts = append(consts, r.last.c)
 			}
 			have[r.last.c] = r.ix
+			uses[r.last.c]++
 		}
 		sort.Slice(consts, func(i, j int) bool { return consts[i] < consts[j] })
 		taken := map[int64]bool{}
@@ -147,6 +151,18 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 					}
 				}
 				break
+			}
+			if !taken[c] && uses[c] > 1 {
+				// An element that neighbouring points share (a
+				// convolution's overlapping windows): read once.
+				name := s.fresh(fmt.Sprintf("r_%s", d.Name))
+				loads = append(loads, &ast.Decl{Name: name, Type: types[d.Name], Mem: ast.Private, Init: ast.CloneExpr(have[c])})
+				taken[c] = true
+				for _, r := range reads {
+					if r.last.c == c {
+						repl[r.ix] = ast.Id(name)
+					}
+				}
 			}
 		}
 	}

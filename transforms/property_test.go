@@ -94,6 +94,7 @@ func TestRandomSettingsMatchReference(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(b.Name)), 7))
 			legal, illegal := 0, 0
+			uses := map[string]int{} // legal settings using each extension of issue 17
 			odd := oddSize(b.Sizes["tiny"])
 			if b.Validate(odd) != nil { // NBODY's loop runs over all the bodies
 				odd.K = []int{odd.N[0]}
@@ -124,11 +125,17 @@ func TestRandomSettingsMatchReference(t *testing.T) {
 					}
 					batch = append(batch, v)
 					settings = append(settings, p)
+					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1} {
+						if on {
+							uses[name]++
+						}
+					}
 				}
 				legal += len(batch)
 				runBatch(t, s, in, size, batch, settings)
 			}
-			t.Logf("%d legal settings run and checked, %d illegal ones rejected", legal, illegal)
+			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d), %d illegal ones rejected",
+				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], illegal)
 			if legal < 2*per {
 				t.Errorf("only %d legal settings found, want %d", legal, 2*per)
 			}

@@ -21,6 +21,9 @@ straight-line rounds or, with lcopy, in loops; the references are rewritten
 to local indices.`,
 	Run: func(s *state) error {
 		if !s.p.LocalMem {
+			if s.p.Transpose {
+				return illegal("ltrans=1 needs lmem=1")
+			}
 			return nil
 		}
 		inBody := map[*ast.Index]bool{}
