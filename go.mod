@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	golang.org/x/tools v0.52.0
 	gonum.org/v1/plot v0.17.0
+	modernc.org/cc/v4 v4.31.0
 	modernc.org/sqlite v1.62.0
 )
 
@@ -26,4 +27,8 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
+	modernc.org/opt v0.2.0 // indirect
+	modernc.org/sortutil v1.2.1 // indirect
+	modernc.org/strutil v1.2.1 // indirect
+	modernc.org/token v1.1.0 // indirect
 )

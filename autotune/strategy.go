@@ -82,6 +82,14 @@ type Result struct {
 	// Cost says where the evaluation's time went, as far as the evaluator
 	// knows; zero where it does not.
 	Cost Cost
+	// Times are the kernel times of every timed launch, in ms in launch
+	// order, when the evaluator knows them (Ms is made from them).
+	Times []float64
+	// FromRecords says the result was not measured now but taken from the
+	// records of an earlier measurement of the same point (a resumed or
+	// continued search): Tune counts it apart (Report.FromRecords), and
+	// MaxEvals does not count it.
+	FromRecords bool
 }
 
 // Cost splits the time of an evaluation (or, summed, of a search).

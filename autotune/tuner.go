@@ -48,7 +48,9 @@ type Settings struct {
 	// it, and the context of a running one is done when it ends. Default
 	// 0: no time limit.
 	Budget time.Duration
-	// MaxEvals is the largest number of evaluations. Default 0: no limit.
+	// MaxEvals is the largest number of evaluations measured; results
+	// taken from records (Result.FromRecords) do not count. Default 0: no
+	// limit.
 	MaxEvals int
 	// EvalTimeout limits one evaluation (through the context it gets); an
 	// evaluation cut by it should return Timeout. Default 0: only the
@@ -137,6 +139,7 @@ const (
 	StopMaxEvals                    // MaxEvals evaluations were made
 	StopCancelled                   // the caller's context was cancelled
 	StopError                       // a strategy or the evaluator panicked (see Tune's error)
+	StopReused                      // no search: a result known before was reused (set by the caller, never by Tune)
 )
 
 func (s StopReason) String() string {
@@ -151,6 +154,8 @@ func (s StopReason) String() string {
 		return "cancelled"
 	case StopError:
 		return "error"
+	case StopReused:
+		return "reused"
 	}
 	return fmt.Sprintf("StopReason(%d)", int(s))
 }
@@ -166,6 +171,11 @@ type Report struct {
 	Best        Point
 	BestMs      float64
 	Evaluations int
+	// Measured and FromRecords split Evaluations: those measured in this
+	// search, and those whose result was taken from records
+	// (Result.FromRecords).
+	Measured    int
+	FromRecords int
 	Failures    Failures
 	// Cut counts evaluations interrupted by the end of the budget or by
 	// cancellation that returned no time; they are not in History and not
@@ -190,6 +200,11 @@ func (r *Report) Other() time.Duration {
 func (r *Report) add(e Eval) {
 	r.History = append(r.History, e)
 	r.Evaluations++
+	if e.Result.FromRecords {
+		r.FromRecords++
+	} else {
+		r.Measured++
+	}
 	r.Spent = r.Spent.Add(e.Result.Cost)
 	if f := r.Failures.field(e.Result.Outcome); f != nil {
 		*f++
@@ -271,7 +286,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			rep.Stopped = why
 			return rep, nil
 		}
-		if set.MaxEvals > 0 && rep.Evaluations >= set.MaxEvals {
+		if set.MaxEvals > 0 && rep.Measured >= set.MaxEvals {
 			rep.Stopped = StopMaxEvals
 			return rep, nil
 		}
@@ -330,13 +345,29 @@ func (s Settings) lookahead() int {
 // JSONReport is the machine-readable form of a Report (the CLI's --json).
 // Times are in milliseconds; best_ms and speedup are 0 when no variant
 // succeeded, speedup also when the baseline time is unknown (0).
+// evaluations counts measured ones and those taken from records
+// (from_records). The fields from problem to tool identify the result, so
+// that it can be looked up and trusted later; the caller fills them (Report
+// does not know them), as it fills kernel and device.
 type JSONReport struct {
-	Kernel         string         `json:"kernel"`
-	Device         string         `json:"device"`
+	Kernel string `json:"kernel"`
+	Device string `json:"device"`
+	// Problem is the records' ID of the tuning problem (kernel, device,
+	// sizes, search space); Sizes the problem's sizes; Driver the device's
+	// driver version; Date when the report was made (RFC 3339); Tool the
+	// version of the tool that made it.
+	Problem        string         `json:"problem,omitempty"`
+	Sizes          string         `json:"sizes,omitempty"`
+	Driver         string         `json:"driver,omitempty"`
+	Date           string         `json:"date,omitempty"`
+	Tool           string         `json:"tool,omitempty"`
 	Strategy       string         `json:"strategy"`
 	Seed           uint64         `json:"seed"`
 	SpaceSize      *big.Int       `json:"space_size"`
 	Evaluations    int            `json:"evaluations"`
+	Measured       int            `json:"measured"`
+	FromRecords    int            `json:"from_records"`
+	Reused         *JSONReuse     `json:"reused,omitempty"`
 	Failures       Failures       `json:"failures"`
 	BaselineMs     float64        `json:"baseline_ms"`
 	BestMs         float64        `json:"best_ms"`
@@ -362,10 +393,27 @@ type JSONTime struct {
 
 // JSONEval is one evaluation in a JSONReport; ms is 0 for a failure.
 type JSONEval struct {
-	Params    map[string]int `json:"params"`
-	Outcome   Outcome        `json:"outcome"`
-	Ms        float64        `json:"ms"`
-	ElapsedMs float64        `json:"elapsed_ms"`
+	Params      map[string]int `json:"params"`
+	Outcome     Outcome        `json:"outcome"`
+	Ms          float64        `json:"ms"`
+	ElapsedMs   float64        `json:"elapsed_ms"`
+	FromRecords bool           `json:"from_records,omitempty"`
+}
+
+// JSONReuse says where a result taken instead of searching (stopped
+// "reused") came from: the records of this very problem (exact), or those
+// of the recorded shape nearest to it (its best setting carried over, or
+// the kernel as written when that setting does not fit: Note says why).
+// Its times are those measured there, not for this problem when not exact.
+type JSONReuse struct {
+	Exact      bool    `json:"exact"`
+	Problem    string  `json:"problem"`
+	Sizes      string  `json:"sizes"`
+	Run        string  `json:"run"`
+	Date       string  `json:"date"`
+	Ms         float64 `json:"ms"`
+	BaselineMs float64 `json:"baseline_ms"`
+	Note       string  `json:"note,omitempty"`
 }
 
 // JSON returns the serializable form of r, with the fields a search does
@@ -379,6 +427,8 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		Seed:           r.Seed,
 		SpaceSize:      r.SpaceSize,
 		Evaluations:    r.Evaluations,
+		Measured:       r.Measured,
+		FromRecords:    r.FromRecords,
 		Failures:       r.Failures,
 		BaselineMs:     finite(baselineMs),
 		BestParams:     map[string]int{},
@@ -402,7 +452,7 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		}
 	}
 	for _, e := range r.History {
-		je := JSONEval{Params: e.Point.Map(), Outcome: e.Result.Outcome, ElapsedMs: float64(e.Elapsed) / float64(time.Millisecond)}
+		je := JSONEval{Params: e.Point.Map(), Outcome: e.Result.Outcome, ElapsedMs: float64(e.Elapsed) / float64(time.Millisecond), FromRecords: e.Result.FromRecords}
 		if ms := e.Result.Fitness(); !math.IsInf(ms, 1) {
 			je.Ms = ms
 		}

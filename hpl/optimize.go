@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"log"
+	"sync"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/opencl"
@@ -46,7 +48,38 @@ func (e *Evaluation) Tune(ctx context.Context, set OptimizerSettings, args ...an
 	if err != nil {
 		return nil, err
 	}
-	return optimizer.Tune(ctx, prob, set)
+	set, warning := withRecords(set)
+	t, err = optimizer.Tune(ctx, prob, set)
+	if t != nil && warning != "" {
+		t.Warnings = append([]string{warning}, t.Warnings...)
+	}
+	return t, err
+}
+
+// defaultWarned makes the warning that the default records database
+// cannot be opened appear once per process.
+var defaultWarned sync.Once
+
+// withRecords gives set the default records database
+// (optimizer.DefaultRecords) unless it names one or NoRecords is set, and
+// a Warn that logs (package log) unless it has one. When the default
+// database cannot be opened, the tuning goes on without it: the warning is
+// returned, and logged once per process.
+func withRecords(set OptimizerSettings) (OptimizerSettings, string) {
+	if set.Warn == nil {
+		set.Warn = func(msg string) { log.Printf("hpl: %s", msg) }
+	}
+	if set.Records != nil || set.NoRecords {
+		return set, ""
+	}
+	db, err := optimizer.DefaultRecords()
+	if err != nil {
+		msg := fmt.Sprintf("%v: tunings are kept in this process only (set OptimizerSettings.Records or NoRecords)", err)
+		defaultWarned.Do(func() { set.Warn(msg) })
+		return set, msg
+	}
+	set.Records = db
+	return set, ""
 }
 
 // OptimizerProblem returns what the optimizer works on for args on the
@@ -115,8 +148,22 @@ func (e *Evaluation) problem(args []any) (*optimizer.Problem, error) {
 // Optimize makes Run search the optimizer's parameters for its arguments
 // first, then run the fastest verified variant: the paper's
 // eval(kernel).optimize(settings)(args). The search is made once per
-// kernel, device and argument shapes and scalar values, and remembered for
-// later Runs (of any Evaluation) in this process.
+// kernel, device, argument shapes and the int arguments the code depends
+// on (the compute loops' bounds; not float arguments or an int used only
+// in arithmetic, such as a time step), and remembered for later Runs (of
+// any Evaluation) in this process.
+//
+// It is also remembered across processes, in the records database
+// (package records; Settings.Records, else optimizer.DefaultRecords: the
+// user's cache directory, unless Settings.NoRecords): with the default
+// Settings.Reuse, a program that starts again runs the recorded best
+// variant at once (one build, no search); a search that was killed goes on
+// where it stopped; and a shape never tuned, when settings give no budget
+// (Time and Evals 0), runs the best setting of the nearest recorded shape
+// (or, if that does not fit, the kernel as written) instead of searching.
+// Tuning says which. A database that cannot be used is warned about (with
+// package log, unless Settings.Warn is set) and the search goes on in
+// memory.
 //
 // The search measures every variant in a worker process, the program's own
 // executable started again: a program that optimizes must call
@@ -172,17 +219,23 @@ func (e *Evaluation) runOptimized(args []any) error {
 
 // tuningKey identifies a search on a device: the structural hash of the
 // kernel specialized for the arguments (its code, parameter types and the
-// arrays' extents), the global domain, and the scalar arguments' values.
+// arrays' extents), the global domain, and the values of the int arguments
+// the variants' code depends on (optimizer.CodeInts), as in the records'
+// key: other scalars do not make a new search.
 func tuningKey(k *ast.Kernel, global []int, args []any) [32]byte {
+	ints := map[string]int{}
+	for i, p := range k.Params {
+		if p.Rank == 0 && p.Type == ast.Int {
+			v, _ := scalarArg(p, args[i])
+			ints[p.Name] = int(v.(int32))
+		}
+	}
 	h := sha256.New()
 	kh := ast.Hash(k)
 	h.Write(kh[:])
 	fmt.Fprintf(h, "%v|", global)
-	for i, p := range k.Params {
-		if p.Rank == 0 {
-			v, _ := scalarArg(p, args[i])
-			fmt.Fprintf(h, "%T:%v,", v, v) // the shortest form that reads back as v
-		}
+	for _, n := range optimizer.CodeInts(k, global, ints) {
+		fmt.Fprintf(h, "%s=%d,", n, ints[n])
 	}
 	var key [32]byte
 	h.Sum(key[:0])

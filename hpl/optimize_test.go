@@ -14,7 +14,20 @@ import (
 
 func TestMain(m *testing.M) {
 	runner.MaybeWorker()
-	os.Exit(m.Run())
+	if os.Getenv(programEnv) != "" {
+		os.Exit(optimizeProgram())
+	}
+	// Tests never touch the user's records: the default records database
+	// (optimizer.DefaultRecords) goes to a temporary cache directory,
+	// PoCL's compiler cache stays where it was.
+	dir, err := os.MkdirTemp("", "hpl-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	isolateCache(dir)
+	status := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(status)
 }
 
 // TestOptimize runs the paper's eval(kernel).optimize(settings)(args) on
@@ -90,7 +103,7 @@ func TestTuneBudgetAndSeed(t *testing.T) {
 	b, _ := kernels.Get("conv1d")
 	in, _ := b.Instance(b.Sizes["tiny"], 1)
 	run := func() *hpl.Tuning {
-		tu, err := hpl.Eval(b.Kernel).Global(in.Global...).Tune(context.Background(), hpl.OptimizerSettings{Strategy: "random", Seed: 9, Evals: 4, Time: time.Minute}, in.Args...)
+		tu, err := hpl.Eval(b.Kernel).Global(in.Global...).Tune(context.Background(), hpl.OptimizerSettings{Strategy: "random", Seed: 9, Evals: 4, Time: time.Minute, NoRecords: true}, in.Args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +116,7 @@ func TestTuneBudgetAndSeed(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	tu, err := hpl.Eval(b.Kernel).Global(in.Global...).Tune(context.Background(), hpl.OptimizerSettings{Strategy: "genetic", Time: 3 * time.Second}, in.Args...)
+	tu, err := hpl.Eval(b.Kernel).Global(in.Global...).Tune(context.Background(), hpl.OptimizerSettings{Strategy: "genetic", Time: 3 * time.Second, NoRecords: true}, in.Args...)
 	if err != nil {
 		t.Fatal(err)
 	}

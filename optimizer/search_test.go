@@ -19,7 +19,7 @@ import (
 	"github.com/hplopt/hplopt/strategies"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/search")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/search and testdata/space.txt")
 
 // synthetic is an evaluator whose result is a fixed function of the point:
 // a time from a hash of its key, and Illegal for one point in seven, so

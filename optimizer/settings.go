@@ -9,6 +9,7 @@ import (
 
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/genetic"
+	"github.com/hplopt/hplopt/records"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -51,6 +52,24 @@ type Settings struct {
 	// ReadyFirst). Default false: in the order the strategy proposed them,
 	// so a seed reproduces a search.
 	ReadyFirst bool
+	// Records is the records database (package records) the tuning looks
+	// up first, as Reuse says, and where every evaluation it measures is
+	// recorded as it is measured. Default nil: no records for Tune; hpl's
+	// Optimize and Tune then use DefaultRecords unless NoRecords is set.
+	// When the database fails (locked, read-only, broken) the tuning warns
+	// once and goes on in memory.
+	Records *records.DB
+	// NoRecords keeps hpl's Optimize and Tune from using the default
+	// records database when Records is nil. Default false.
+	NoRecords bool
+	// Reuse says how the records of earlier runs are used. Default
+	// ReuseBest: a cut run of the same settings is resumed, else the
+	// recorded best is run without searching.
+	Reuse Reuse
+	// Warn, if not nil, receives each warning as it happens (the records
+	// database failing). Default nil; Tuning.Warnings keeps them either
+	// way.
+	Warn func(msg string)
 }
 
 func (s Settings) withDefaults() Settings {

@@ -41,6 +41,13 @@ type Table2Spec struct {
 	Fixed map[transforms.Name]int
 }
 
+// SpaceVersion names the version of the Table 2 space (the parameters,
+// their order and ranges): it is part of every records key (Problem.Key),
+// so that records of another space are never applied to this one (they are
+// marked stale). Bump it whenever the space changes; TestSpaceVersion
+// fails when the space of a few kernels changes while it stays the same.
+const SpaceVersion = "table2-1"
+
 // Limits of the Table 2 ranges.
 const (
 	maxLocal = 1024 // largest local size per dimension

@@ -23,7 +23,8 @@
 //   - problems: one row per [Key]: its ID, family, kernel, search-space
 //     version, the key itself as canonical JSON, its shape and a stale flag.
 //   - runs: one row per tuning run ([Run]): problem, strategy, seed, the
-//     settings as JSON, tool version, host, start, end and stop reason.
+//     settings as JSON, tool version, host, start, end, stop reason and
+//     the time of the kernel as written (the single-point kernel).
 //   - evaluations: one row per evaluation ([Evaluation]): run, sequence
 //     number, measurement order, parameters (canonical JSON and a canonical
 //     name=value string), outcome, failure message, every timed launch,

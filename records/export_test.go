@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -32,115 +31,6 @@ func export(t *testing.T, db *records.DB, f records.Format, ids ...string) []byt
 	return buf.Bytes()
 }
 
-// checkT4 checks a T4 results file against the T4 results schema 1.0.0
-// (Kernel Tuner's kernel_tuner/schema/T4/1.0.0/results-schema.json),
-// rule by rule: schema_version is a string of the form major.minor.patch;
-// results is an array of objects, each requiring configuration (object),
-// times (object), invalidity (one of the enum) and correctness (number);
-// optional timestamp (string), objectives (array), measurements (array of
-// objects whose name is a string, value a number, string or array, unit a
-// string); in times, compilation_time, framework, search_algorithm and
-// validation are numbers and runtimes an array. It also checks the T4
-// metadata schema's types where the file has a metadata member.
-func checkT4(data []byte) error {
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return err
-	}
-	var errs []string
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-	is := func(v any, types ...string) bool {
-		for _, typ := range types {
-			switch v.(type) {
-			case string:
-				if typ == "string" {
-					return true
-				}
-			case float64:
-				if typ == "number" {
-					return true
-				}
-			case []any:
-				if typ == "array" {
-					return true
-				}
-			case map[string]any:
-				if typ == "object" {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if v, ok := doc["schema_version"].(string); !ok || !regexp.MustCompile(`^[0-9]{1,}.[0-9]{1,}.[0-9]{1,}$`).MatchString(v) {
-		bad("schema_version %v is not major.minor.patch", doc["schema_version"])
-	}
-	results, ok := doc["results"].([]any)
-	if !ok {
-		bad("results is not an array")
-	}
-	invalidity := []string{"timeout", "compile", "runtime", "correctness", "constraints", "correct"}
-	for i, r := range results {
-		res, ok := r.(map[string]any)
-		if !ok {
-			bad("result %d is not an object", i)
-			continue
-		}
-		for field, typ := range map[string]string{"configuration": "object", "times": "object", "correctness": "number"} {
-			if v, ok := res[field]; !ok || !is(v, typ) {
-				bad("result %d: required %s is missing or not a %s: %v", i, field, typ, v)
-			}
-		}
-		if v, ok := res["invalidity"].(string); !ok || !slices.Contains(invalidity, v) {
-			bad("result %d: required invalidity %v is not one of %v", i, res["invalidity"], invalidity)
-		}
-		for field, typ := range map[string]string{"timestamp": "string", "objectives": "array", "measurements": "array"} {
-			if v, ok := res[field]; ok && !is(v, typ) {
-				bad("result %d: %s is not a %s", i, field, typ)
-			}
-		}
-		times, _ := res["times"].(map[string]any)
-		for field, typ := range map[string]string{"compilation_time": "number", "runtimes": "array", "framework": "number", "search_algorithm": "number", "validation": "number"} {
-			if v, ok := times[field]; ok && !is(v, typ) {
-				bad("result %d: times.%s is not a %s", i, field, typ)
-			}
-		}
-		ms, _ := res["measurements"].([]any)
-		for j, m := range ms {
-			mm, ok := m.(map[string]any)
-			if !ok || (mm["name"] != nil && !is(mm["name"], "string")) || (mm["value"] != nil && !is(mm["value"], "number", "string", "array")) || (mm["unit"] != nil && !is(mm["unit"], "string")) {
-				bad("result %d: measurement %d is not {name string, value number, unit string}: %v", i, j, m)
-			}
-		}
-	}
-	if md, ok := doc["metadata"]; ok {
-		m, ok := md.(map[string]any)
-		if !ok {
-			bad("metadata is not an object")
-		}
-		if hw, ok := m["hardware"].(map[string]any); ok {
-			if v, ok := hw["hardware_description"]; ok && !is(v, "array") {
-				bad("metadata.hardware.hardware_description is not an array")
-			}
-			if v, ok := hw["operating_system"]; ok && !is(v, "string") {
-				bad("metadata.hardware.operating_system is not a string")
-			}
-		}
-		if env, ok := m["environment"].(map[string]any); ok {
-			if v, ok := env["device_query"]; ok && !is(v, "object") {
-				bad("metadata.environment.device_query is not an object")
-			}
-			if v, ok := env["requirements"]; ok && !is(v, "array") {
-				bad("metadata.environment.requirements is not an array")
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("not T4 1.0.0:\n%s", strings.Join(errs, "\n"))
-	}
-	return nil
-}
-
 func TestCheckT4(t *testing.T) {
 	for _, bad := range []string{
 		`{"schema_version": 1, "results": []}`,
@@ -148,7 +38,7 @@ func TestCheckT4(t *testing.T) {
 		`{"schema_version": "1.0.0", "results": [{"configuration": {}, "times": {}, "invalidity": "ok", "correctness": 1}]}`,
 		`{"schema_version": "1.0.0", "results": [{"configuration": {}, "times": {"runtimes": 3}, "invalidity": "correct", "correctness": 1}]}`,
 	} {
-		if checkT4([]byte(bad)) == nil {
+		if records.CheckT4([]byte(bad)) == nil {
 			t.Errorf("checkT4 accepts %s", bad)
 		}
 	}
@@ -157,7 +47,7 @@ func TestCheckT4(t *testing.T) {
 func TestExportT4(t *testing.T) {
 	db := twoProblems(t)
 	data := export(t, db, records.T4)
-	if err := checkT4(data); err != nil {
+	if err := records.CheckT4(data); err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
 	var f struct {
@@ -243,7 +133,7 @@ func TestImportErrors(t *testing.T) {
 		"another format": `{"results": []}`,
 		"foreign T4":     `{"schema_version": "1.0.0", "results": [{"configuration": {"x": 1}, "times": {}, "invalidity": "correct", "correctness": 1}]}`,
 		"edited key":     strings.Replace(data, `"hash": "5f1e2d"`, `"hash": "edited"`, 1),
-		"newer":          strings.Replace(data, `"version": 1`, `"version": 99`, 1),
+		"newer":          strings.Replace(data, fmt.Sprintf(`"version": %d`, records.Version), `"version": 99`, 1),
 		"bad outcome":    strings.Replace(data, `"outcome": "compile"`, `"outcome": "exploded"`, 1),
 	} {
 		dst := open(t)

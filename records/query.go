@@ -30,13 +30,13 @@ type Problem struct {
 
 type scanner interface{ Scan(dest ...any) error }
 
-const runColumns = "id, problem, strategy, seed, settings, tool, host, started, ended, stopped"
+const runColumns = "id, problem, strategy, seed, settings, tool, host, started, ended, stopped, baseline_ms"
 
 func scanRun(s scanner) (Run, error) {
 	var r Run
 	var seed int64
 	var settings, started, ended string
-	if err := s.Scan(&r.ID, &r.Problem, &r.Strategy, &seed, &settings, &r.Tool, &r.Host, &started, &ended, &r.Stopped); err != nil {
+	if err := s.Scan(&r.ID, &r.Problem, &r.Strategy, &seed, &settings, &r.Tool, &r.Host, &started, &ended, &r.Stopped, &r.BaselineMs); err != nil {
 		return r, err
 	}
 	r.Seed, r.Started, r.Ended = uint64(seed), parseTime(started), parseTime(ended)

@@ -40,6 +40,10 @@ type Run struct {
 	// Stopped says why the run ended (autotune.StopReason's name); empty
 	// until End.
 	Stopped string `json:"stopped,omitempty"`
+	// BaselineMs is the time of the kernel as written (the single-point
+	// kernel) measured by the run, in ms; 0 if unknown. A reused best is
+	// run only if it beat it.
+	BaselineMs float64 `json:"baseline_ms,omitzero"`
 }
 
 // Evaluation is one evaluation of a point: one row of the records.
@@ -168,6 +172,9 @@ func (db *DB) Begin(k Key, r Run) (*Recorder, error) {
 	if r.Started.IsZero() {
 		r.Started = time.Now()
 	}
+	if math.IsNaN(r.BaselineMs) || math.IsInf(r.BaselineMs, 0) || r.BaselineMs < 0 {
+		return nil, fmt.Errorf("records: run %s: single-point time %g ms is not a finite, non-negative number", r.ID, r.BaselineMs)
+	}
 	if len(r.Settings) > 0 && !json.Valid(r.Settings) {
 		return nil, fmt.Errorf("records: run %s: its settings are not valid JSON", r.ID)
 	}
@@ -295,8 +302,8 @@ func inserted(res sql.Result, err error) (bool, error) {
 // insertRun records r unless a run of its ID is recorded; it reports
 // whether it did.
 func insertRun(tx *sql.Tx, r Run) (bool, error) {
-	res, err := tx.Exec(`INSERT OR IGNORE INTO runs (id, problem, strategy, seed, settings, tool, host, started, ended, stopped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.Problem, r.Strategy, int64(r.Seed), string(r.Settings), r.Tool, r.Host, fmtTime(r.Started), fmtTime(r.Ended), r.Stopped)
+	res, err := tx.Exec(`INSERT OR IGNORE INTO runs (id, problem, strategy, seed, settings, tool, host, started, ended, stopped, baseline_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.Problem, r.Strategy, int64(r.Seed), string(r.Settings), r.Tool, r.Host, fmtTime(r.Started), fmtTime(r.Ended), r.Stopped, r.BaselineMs)
 	return inserted(res, err)
 }
 

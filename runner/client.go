@@ -287,7 +287,7 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 	if r.Restart {
 		w.lose(c, false)
 	}
-	res := autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Cost: r.Cost}
+	res := autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Times: r.Times, Cost: r.Cost}
 	if r.Msg != "" {
 		res.Err = errors.New(r.Msg)
 	}

@@ -412,7 +412,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res aut
 		got[i] = g
 	}
 	cost.Run = time.Since(built)
-	return autotune.Result{Outcome: autotune.OK, Ms: median(times), Cost: cost}, got, false
+	return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, got, false
 }
 
 // setWant makes want the expected outputs, with the tolerance of each
@@ -431,7 +431,7 @@ func (m *Measurer) check(res autotune.Result, got []Arg) autotune.Result {
 		a := &m.prob.Args[i]
 		if err := compareScaled(a.Name, a.Dims, &got[i], &m.want[i], m.tols[i]); err != nil {
 			m.inputsStale = true
-			return autotune.Result{Outcome: autotune.Wrong, Err: fmt.Errorf("runner: wrong result: %v", err), Cost: res.Cost}
+			return autotune.Result{Outcome: autotune.Wrong, Err: fmt.Errorf("runner: wrong result: %v", err), Cost: res.Cost, Times: res.Times}
 		}
 	}
 	return res

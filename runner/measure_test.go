@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,6 +124,11 @@ func expect(t *testing.T, what string, r autotune.Result, o autotune.Outcome, ms
 	if o == autotune.OK && !(r.Ms > 0) {
 		t.Fatalf("%s: OK in %v ms, want a positive time", what, r.Ms)
 	}
+	// Every timed launch comes back (through the worker too), the time
+	// that counts their median.
+	if o == autotune.OK && (len(r.Times) == 0 || r.Ms < slices.Min(r.Times) || r.Ms > slices.Max(r.Times)) {
+		t.Fatalf("%s: %v ms is not the median of the timed launches %v", what, r.Ms, r.Times)
+	}
 	for _, m := range msgs {
 		if r.Err == nil || !strings.Contains(r.Err.Error(), m) {
 			t.Fatalf("%s: error %v, want it to mention %q", what, r.Err, m)
@@ -200,7 +206,11 @@ func TestMeasurerExpected(t *testing.T) {
 	if _, err := m.Baseline(); err == nil {
 		t.Error("Baseline without a reference variant: no error")
 	}
-	expect(t, "coarse", m.Measure(context.Background(), axpyCoarse("expected")), autotune.OK)
+	r := m.Measure(context.Background(), axpyCoarse("expected"))
+	expect(t, "coarse", r, autotune.OK)
+	if len(r.Times) != 2 {
+		t.Errorf("Runs 2: %d timed launches %v", len(r.Times), r.Times)
+	}
 	// A reference variant is checked against given outputs.
 	if _, err := m.SetReference(axpyWrong); err == nil || !strings.Contains(err.Error(), "wrong") {
 		t.Errorf("SetReference(wrong variant) = %v, want a wrong-result error", err)

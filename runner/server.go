@@ -99,7 +99,7 @@ func serve(in io.Reader, out io.Writer) int {
 			send(wireResponse{Op: opCompiled})
 			inject(req.Setup.Faults, atRun, v.Source)
 		})
-		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Cost: res.Cost, Restart: restart}
+		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: restart}
 		if res.Err != nil {
 			a.Msg = res.Err.Error()
 		}

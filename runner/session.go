@@ -57,6 +57,7 @@ type Session struct {
 	progs map[string]*entry // by build options and source
 	order []string          // keys of progs, oldest first
 	memo  map[[32]byte]*memoEntry
+	built int // programs built (a build tried again counts once)
 
 	launch sync.Mutex // one launch at a time on the queue
 }
@@ -64,6 +65,14 @@ type Session struct {
 // maxPrograms bounds a session's program cache: past it, the oldest
 // programs nobody uses are released.
 const maxPrograms = 64
+
+// Builds returns the number of programs the session has built: what a
+// program that reuses a tuned variant pays before its first result.
+func (s *Session) Builds() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.built
+}
 
 // Open returns the session of the device spec selects (see opencl.Select:
 // "" for the default device, "CPU", "nvidia:0", ...), opening it on first
@@ -200,6 +209,7 @@ func (s *Session) Prepare(src, options string, built func()) *Program {
 		e = &entry{key: key, done: make(chan struct{}), users: 1} // the build's use
 		s.progs[key] = e
 		s.order = append(s.order, key)
+		s.built++
 		go s.build(e, src, options)
 	}
 	e.users++

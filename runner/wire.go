@@ -97,6 +97,7 @@ type wireResponse struct {
 
 	Outcome autotune.Outcome
 	Ms      float64
+	Times   []float64
 	Cost    autotune.Cost
 	Msg     string
 	Restart bool // the child's OpenCL state may be damaged: replace it

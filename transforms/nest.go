@@ -1,6 +1,10 @@
 package transforms
 
-import "github.com/hplopt/hplopt/ast"
+import (
+	"slices"
+
+	"github.com/hplopt/hplopt/ast"
+)
 
 // nest is the compute section split around its main loop nest: the
 // statements before the nest (pre), the nest's loops and the body of the
@@ -90,6 +94,34 @@ func (s *state) hoist() {
 func Loops(prob *Problem) (int, error) {
 	l, err := LoopLengths(prob)
 	return len(l), err
+}
+
+// BoundInts returns the names of the int arguments (keys of prob.Ints)
+// that the bounds of the main compute loop nest read, sorted: the only int
+// values the passes read (LoopLengths, tiling), so the only ones on which
+// the variants made for a setting, and the loop lengths a search space is
+// built from, depend. Other int arguments are passed to the kernel as they
+// are, like the float ones. With no nest, the result is empty.
+func BoundInts(prob *Problem) ([]string, error) {
+	s, err := newState(prob, Baseline(prob))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, l := range s.loops {
+		for _, e := range []ast.Expr{l.Lo, l.Hi} {
+			ast.Inspect(e, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if _, ok := prob.Ints[id.Name]; ok && !slices.Contains(names, id.Name) {
+						names = append(names, id.Name)
+					}
+				}
+				return true
+			})
+		}
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // LoopLengths returns the trip counts of the loops of the main compute loop

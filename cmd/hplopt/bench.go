@@ -17,6 +17,8 @@ import (
 	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/optimizer"
+	"github.com/hplopt/hplopt/records"
 	"github.com/hplopt/hplopt/strategies"
 )
 
@@ -43,6 +45,7 @@ type benchConfig struct {
 	Report     []string
 	Options    bench.Options
 	Quiet      bool
+	records    recordsFlags
 	peak, bw   float64 // FLOP/s and bytes/s (the flags give TFLOP/s and TB/s; check scales them)
 	refFile    string
 
@@ -53,7 +56,9 @@ type benchConfig struct {
 
 const benchAbout = `Runs the benchmark suite, one tuning run for each kernel x size class x
 strategy on one device, and writes runs/*.json, results.md, results.csv and
-the plots to --out. Each run is saved as it ends; --resume goes on from there.
+the plots to --out. Each run is saved as it ends, and each evaluation is kept
+in the tuning records as it is measured; --resume skips the runs saved and goes
+on with a run that was cut from its records.
 hplopt bench --report DIR,... remakes the tables and plots from saved runs,
 running nothing.`
 
@@ -69,13 +74,14 @@ func (c *benchConfig) flags() *flagSet {
 	fs.Var(budget, "t", "time budget per run in seconds: one number, or per size class as S=10,M=20,L=30")
 	searchFlags(fs, &c.search, &c.DataSeed, 3)
 	fs.StringVar(&c.Out, "out", "bench-results", "write runs/*.json, results.md, results.csv and the plots to `DIR`")
-	fs.BoolVar(&c.Resume, "resume", false, "skip the runs already saved in --out")
+	fs.BoolVar(&c.Resume, "resume", false, "skip the runs already saved in --out, and go on with a run that was cut (killed or interrupted) from its records")
 	fs.StringVar(&c.report, "report", "", "make the tables and plots from the runs saved in these `DIRS` (comma-separated); run nothing")
 	fs.StringVar(&c.refFile, "reference", "", "SGEMM figures in `FILE` to compare MATMUL, SYRK and SYR2K with: the output of bench/reference/cublas_sgemm.py (GPU) or bin/openblas_sgemm (CPU)")
 	floatVar(fs, &c.peak, "peak-tflops", 0, 0, 1e6, "FP32 peak of the device in TFLOP/s (0: the built-in table by device name)")
 	floatVar(fs, &c.bw, "bandwidth-tbs", 0, 0, 1e6, "memory bandwidth of the device in TB/s (0: the built-in table by device name)")
 	fs.StringVar(&c.Options.Title, "title", "", "`TITLE` of results.md")
 	fs.BoolVar(&c.Quiet, "q", false, "no progress lines")
+	c.records.define(fs)
 	return fs
 }
 
@@ -85,6 +91,11 @@ func parseBench(args []string) (*benchConfig, *flagSet, error) {
 	err := fs.noOperands(args)
 	if err == nil {
 		err = cfg.check()
+	}
+	if err == nil {
+		if werr := checkOutDir(cfg.Out); werr != nil {
+			err = fmt.Errorf("--out: cannot write: %v", werr)
+		}
 	}
 	return cfg, fs, err
 }
@@ -231,6 +242,10 @@ func benchVerb(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	command := "hplopt bench " + strings.Join(args, " ")
+	db := cfg.records.open("bench", stderr)
+	if db != nil {
+		defer db.Close()
+	}
 	done := map[string]bool{}
 	if cfg.Resume {
 		if old, _ := bench.Load(cfg.Out); old != nil {
@@ -260,7 +275,7 @@ func benchVerb(args []string, stdout, stderr io.Writer) int {
 					continue
 				}
 				total++
-				if !benchOne(ctx, cfg, b, size, rec, stdout) {
+				if !benchOne(ctx, cfg, db, b, size, rec, stdout, stderr) {
 					failed++
 				}
 				if err := bench.Save(cfg.Out, rec); err != nil {
@@ -292,12 +307,20 @@ func benchVerb(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// benchOne tunes one kernel, size and strategy into rec; false when the run
-// gave no result.
-func benchOne(ctx context.Context, cfg *benchConfig, b *kernels.Benchmark, size kernels.Size, rec *bench.Record, stdout io.Writer) bool {
+// benchOne tunes one kernel, size and strategy into rec, recording its
+// evaluations in db (nil: none); false when the run gave no result. It
+// searches afresh, or with --resume goes on with a cut run of the same
+// settings (optimizer.ReuseResume): a benchmark compares searches, so it
+// never reuses another run's best.
+func benchOne(ctx context.Context, cfg *benchConfig, db *records.DB, b *kernels.Benchmark, size kernels.Size, rec *bench.Record, stdout, stderr io.Writer) bool {
 	tc := &tuneConfig{Bench: b, Size: size, Device: cfg.Device, DataSeed: cfg.DataSeed, Quiet: true,
 		Settings: hpl.OptimizerSettings{Strategy: rec.Strategy, Seed: cfg.Seed, Time: time.Duration(rec.BudgetS * float64(time.Second)),
-			Evals: cfg.Evals, Runs: cfg.Runs, Builds: cfg.Builds, ReadyFirst: cfg.ReadyFirst, Timeout: time.Duration(cfg.Timeout * float64(time.Second))}}
+			Evals: cfg.Evals, Runs: cfg.Runs, Builds: cfg.Builds, ReadyFirst: cfg.ReadyFirst, Timeout: time.Duration(cfg.Timeout * float64(time.Second)),
+			Records: db, NoRecords: db == nil, Reuse: optimizer.ReuseIgnore,
+			Warn: func(msg string) { fmt.Fprintf(stderr, "hplopt bench: warning: %s\n", msg) }}}
+	if cfg.Resume {
+		tc.Settings.Reuse = optimizer.ReuseResume
+	}
 	if !cfg.Quiet {
 		fmt.Fprintf(stdout, "%-28s %s, %s search, %g s ...\n", rec.Key(), size, rec.Strategy, rec.BudgetS)
 	}

@@ -52,8 +52,9 @@ func TestBenchVerb(t *testing.T) {
 		t.Skip("tunes for a few seconds")
 	}
 	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "records.db")
 	st, out, errs := hplopt("bench", "--kernels", "matmul", "--sizes", "tiny", "-s", "random,genetic", "-t", "tiny=2", "--out", dir,
-		"--peak-tflops", "1", "--bandwidth-tbs", "0.1")
+		"--peak-tflops", "1", "--bandwidth-tbs", "0.1", "--db", db)
 	if st != 0 {
 		t.Fatalf("bench: status %d\n%s%s", st, out, errs)
 	}
@@ -66,10 +67,17 @@ func TestBenchVerb(t *testing.T) {
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("saved runs: %d, %v", len(recs), err)
 	}
+	evals := 0
 	for _, r := range recs {
 		if r.Error != "" || r.Report == nil || r.Speedup() <= 0 || r.FLOPs <= 0 || r.Device == "" || len(r.Report.History) == 0 {
 			t.Errorf("%s: %+v", r.Key(), r)
+		} else {
+			evals += r.Report.Measured
 		}
+	}
+	// Every evaluation is in the records too.
+	if n := recorded(t, db); n != evals {
+		t.Errorf("%d evaluations recorded, the runs measured %d", n, evals)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
 	for _, want := range []string{"| MATMUL | tiny (n=32x32 k=16) | random | 2 |", "(memory)", "--peak-tflops and --bandwidth-tbs", "hplopt bench --kernels matmul"} {
@@ -83,7 +91,7 @@ func TestBenchVerb(t *testing.T) {
 		}
 	}
 
-	st, out, errs = hplopt("bench", "--kernels", "matmul", "--sizes", "tiny", "-s", "random,genetic", "-t", "2", "--out", dir, "--resume")
+	st, out, errs = hplopt("bench", "--kernels", "matmul", "--sizes", "tiny", "-s", "random,genetic", "-t", "2", "--out", dir, "--resume", "--db", db)
 	if st != 0 || strings.Count(out, "saved already") != 2 {
 		t.Errorf("--resume: status %d\n%s%s", st, out, errs)
 	}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/records"
 )
 
@@ -125,6 +128,7 @@ var dbCommands = map[string]dbCommand{
 		return func(c *dbContext, args []string) int { return dbPrune(c, *stale, *before, *kernel, args) }
 	}},
 	"path": {summary: "print the database's path (and, on stderr, where it came from)", flags: plain(dbPathCmd)},
+	"rule": {args: "KERNEL", summary: "print the decision rule the records imply: size ranges and the setting each runs (what Optimize and tune run for a shape never tuned)", flags: plain(dbRule)},
 }
 
 // dbVerb is `hplopt db`: the tuning records.
@@ -225,12 +229,24 @@ func date(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
+// findKernel is db.Find, which also takes a benchmark's name for its
+// kernel's (matmul for mxm).
+func findKernel(db *records.DB, q string) ([]records.Problem, error) {
+	ps, err := db.Find(q)
+	if err == nil && len(ps) == 0 {
+		if b, berr := kernels.Get(q); berr == nil && b.Kernel.Name() != q {
+			return db.Find(b.Kernel.Name())
+		}
+	}
+	return ps, err
+}
+
 // find returns the problems that args name (by ID prefix or kernel), each
 // once, or an error naming what matched nothing.
 func find(db *records.DB, args []string) ([]records.Problem, error) {
 	var out []records.Problem
 	for _, a := range args {
-		ps, err := db.Find(a)
+		ps, err := findKernel(db, a)
 		if err != nil {
 			return nil, err
 		}
@@ -416,6 +432,11 @@ func dbPrune(c *dbContext, stale bool, before, kernel string, args []string) int
 		return c.fail(err)
 	}
 	defer db.Close()
+	if b, err := kernels.Get(p.Kernel); err == nil { // a benchmark's name for its kernel's (matmul for mxm)
+		if ps, err := db.Problems(); err == nil && !slices.ContainsFunc(ps, func(q records.Problem) bool { return q.Key.Kernel == p.Kernel }) {
+			p.Kernel = b.Kernel.Name()
+		}
+	}
 	n, err := db.Prune(p)
 	if err != nil {
 		return c.fail(err)
@@ -441,4 +462,79 @@ func dbPathCmd(c *dbContext, args []string) int {
 	}
 	fmt.Fprintln(c.stdout, c.path)
 	return 0
+}
+
+// dbRule prints, for each recorded family of the kernel (one device, kernel
+// hash and search space, any sizes), the decision rule its records imply:
+// a shape never tuned runs the best setting of the nearest recorded shape
+// (records.DB.Nearest), as optimizer.ReuseBest does without a budget. For
+// reading, the shapes are ordered by the geometric mean of their sizes and
+// each gets the range of geometric means nearer to it than to its
+// neighbours.
+func dbRule(c *dbContext, args []string) int {
+	if len(args) != 1 {
+		return c.misuse("give one kernel name")
+	}
+	db, err := c.read()
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	ps, err := findKernel(db, args[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	seen := map[string]bool{}
+	n := 0
+	for _, p := range ps {
+		fam := p.Key.Family()
+		if p.Stale || seen[fam] {
+			continue
+		}
+		seen[fam] = true
+		rule, err := db.Rule(p.Key)
+		if err != nil {
+			return c.fail(err)
+		}
+		if len(rule) == 0 {
+			continue
+		}
+		if n > 0 {
+			fmt.Fprintln(c.stdout)
+		}
+		n++
+		printRule(c.stdout, p.Key, rule)
+	}
+	if n == 0 {
+		return c.fail(fmt.Errorf("no verified result recorded for kernel %q under the current search space (hplopt db list shows the records)", args[0]))
+	}
+	return 0
+}
+
+func printRule(w io.Writer, k records.Key, rule []records.Neighbour) {
+	size := func(nb records.Neighbour) float64 { // the geometric mean of the sizes
+		sh := nb.Problem.Key.Shape()
+		var sum float64
+		for _, x := range sh {
+			sum += math.Log(max(math.Abs(x), 1))
+		}
+		return math.Exp(sum / float64(max(len(sh), 1)))
+	}
+	slices.SortStableFunc(rule, func(a, b records.Neighbour) int { return cmp.Compare(size(a), size(b)) })
+	fmt.Fprintf(w, "%s on %s, kernel hash %s, space %s: %d recorded shapes\n", k.Kernel, k.Device, k.Hash[:min(12, len(k.Hash))], k.Space, len(rule))
+	fmt.Fprintln(w, "a shape runs the best setting of the recorded shape nearest to it (distance of the logarithms of the sizes);")
+	fmt.Fprintln(w, "the ranges are of the geometric mean of the sizes, for shapes that grow together")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FROM\tTO\tSHAPE\tBEST MS\tEVALUATIONS\tSETTING")
+	for i, nb := range rule {
+		from, to := "-", "-"
+		if i > 0 {
+			from = fmt.Sprintf("%.4g", math.Sqrt(size(rule[i-1])*size(nb)))
+		}
+		if i < len(rule)-1 {
+			to = fmt.Sprintf("%.4g", math.Sqrt(size(nb)*size(rule[i+1])))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%d\t%s\n", from, to, nb.Problem.Key.Sizes(), nb.Best.Ms, nb.Problem.Evaluations, nb.Best.Point())
+	}
+	tw.Flush()
 }

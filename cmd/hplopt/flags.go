@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -539,16 +540,133 @@ func deviceVar(fs *flagSet, p *string) {
 	fs.alias("device", "d")
 }
 
-// sizeFlags are --size, -n and -k: the size of a benchmark.
+// sizeFlags are --size, -n and -k: the size of a benchmark; with several
+// (defineSeveral), also --sizes, and -n and -k repeated.
 type sizeFlags struct {
-	class string
-	n, k  intList
+	class   string
+	n, k    intList
+	several bool
+	classes []string  // --sizes
+	ns, ks  []intList // -n and -k, repeated
 }
 
 func (s *sizeFlags) define(fs *flagSet) {
 	fs.StringVar(&s.class, "size", "", "size `CLASS`: "+strings.Join(kernels.Classes, ", ")+" (the paper's Table 3); \"\": tiny unless -n or -k is given")
 	fs.Var(&s.n, "n", "points per global dimension, x first (one value for all)")
 	fs.Var(&s.k, "k", "compute loop lengths, outermost first (one value for all)")
+}
+
+// defineSeveral defines the size flags of a verb that takes several sizes:
+// --sizes, and -n and -k, each repeated for several sizes.
+func (s *sizeFlags) defineSeveral(fs *flagSet) {
+	s.several = true
+	fs.StringVar(&s.class, "size", "", "size `CLASS`: "+strings.Join(kernels.Classes, ", ")+" (the paper's Table 3); \"\": tiny unless -n, -k or --sizes is given")
+	fs.Var(&classesFlag{&s.classes}, "sizes", "size classes, comma-separated: one run each")
+	fs.Var(&intLists{&s.ns}, "n", "points per global dimension, x first (one value for all); repeated, one size each")
+	fs.Var(&intLists{&s.ks}, "k", "compute loop lengths, outermost first (one value for all); repeated, one size each (or one for all)")
+}
+
+// classesFlag is --sizes: size classes separated by commas.
+type classesFlag struct{ p *[]string }
+
+func (f *classesFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return strings.Join(*f.p, ",")
+}
+
+func (f *classesFlag) Set(s string) error {
+	var out []string
+	for _, c := range strings.Split(s, ",") {
+		c = strings.TrimSpace(c)
+		if !slices.Contains(kernels.Classes, c) {
+			return fmt.Errorf("%q: want %s", c, f.allowed())
+		}
+		out = append(out, c)
+	}
+	*f.p = out
+	return nil
+}
+
+func (f *classesFlag) Get() any            { return *f.p }
+func (f *classesFlag) placeholder() string { return "CLASS,..." }
+func (f *classesFlag) allowed() string {
+	return "size classes among " + strings.Join(kernels.Classes, ", ")
+}
+
+// intLists is -n or -k given several times: one intList each.
+type intLists struct{ p *[]intList }
+
+func (f *intLists) String() string {
+	if f.p == nil {
+		return ""
+	}
+	var parts []string
+	for _, l := range *f.p {
+		parts = append(parts, l.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f *intLists) Set(s string) error {
+	var l intList
+	if err := l.Set(s); err != nil {
+		return err
+	}
+	*f.p = append(*f.p, l)
+	return nil
+}
+
+func (f *intLists) Get() any            { return *f.p }
+func (f *intLists) placeholder() string { return "N,..." }
+func (f *intLists) allowed() string     { return new(intList).allowed() }
+
+// sizes resolves a verb's operands, one KERNEL, at the sizes the flags
+// give (defineSeveral): the --sizes classes, then one size per -n (each
+// with its -k, or the only -k), else the one size of --size, -n and -k.
+func (s *sizeFlags) sizes(operands []string) (*kernels.Benchmark, []kernels.Size, error) {
+	b, err := kernelOperand(operands)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []kernels.Size
+	for _, c := range s.classes {
+		size, err := b.ParseSize(c, nil, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, size)
+	}
+	if len(s.ks) > 1 && len(s.ns) > 1 && len(s.ks) != len(s.ns) {
+		return nil, nil, fmt.Errorf("%d -n and %d -k: give one -k for all sizes, or one per -n", len(s.ns), len(s.ks))
+	}
+	for i := range max(len(s.ns), len(s.ks)) {
+		var n, k []int
+		if len(s.ns) > 0 {
+			n = s.ns[min(i, len(s.ns)-1)]
+		}
+		if len(s.ks) > 0 {
+			k = s.ks[min(i, len(s.ks)-1)]
+		}
+		size, err := b.ParseSize(s.class, n, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, size)
+	}
+	if len(out) == 0 || s.class != "" && len(s.classes) > 0 && len(s.ns)+len(s.ks) == 0 {
+		class := s.class
+		if class == "" {
+			class = "tiny"
+		}
+		size, err := b.ParseSize(class, nil, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append([]kernels.Size{size}, out...)
+	}
+	return b, out, nil
 }
 
 // benchmark resolves a verb's operands, one KERNEL, at the size the flags

@@ -190,11 +190,24 @@ func TestParseTune(t *testing.T) {
 	}{
 		{[]string{"-t", "0.001"}, time.Millisecond, 0},
 		{[]string{"-t", "1e6", "--timeout", "0"}, 1e6 * time.Second, 0},
-		{[]string{"--timeout", "1e-3"}, 60 * time.Second, time.Millisecond},
+		// Without -t or -e, no budget: a shape never tuned may then take
+		// the nearest recorded shape's best; a search takes 60 s.
+		{[]string{"--timeout", "1e-3"}, 0, time.Millisecond},
+		{[]string{"-e", "5"}, 60 * time.Second, 0},
 	} {
 		cfg, _, err := parseTune(append([]string{"conv1d"}, tc.args...))
 		if err != nil || cfg.Settings.Time != tc.time || cfg.Settings.Timeout != tc.timeout {
 			t.Errorf("%v: time %s, timeout %s, %v", tc.args, cfg.Settings.Time, cfg.Settings.Timeout, err)
+		}
+	}
+	// Several sizes: each is tuned, with the default budget.
+	cfg, _, err = parseTune([]string{"conv1d", "--sizes", "tiny,S", "-n", "64", "-n", "128", "-k", "3"})
+	if err != nil || len(cfg.Sizes) != 4 || cfg.Sizes[2].String() != "n=64 k=3" || cfg.Sizes[3].String() != "n=128 k=3" || cfg.Settings.Time != time.Minute {
+		t.Errorf("several sizes: %v, %v, time %s", cfg.Sizes, err, cfg.Settings.Time)
+	}
+	for _, bad := range [][]string{{"--sizes", "XL"}, {"-n", "64", "-n", "128", "--emit", "x.cl"}, {"-n", "8", "-n", "16", "-n", "32", "-k", "1", "-k", "2"}} {
+		if _, _, err := parseTune(append([]string{"conv1d"}, bad...)); err == nil {
+			t.Errorf("%v: no error", bad)
 		}
 	}
 	// Operands after "--" are operands, not flags.

@@ -1,0 +1,158 @@
+package optimizer
+
+import (
+	"maps"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/records"
+	"github.com/hplopt/hplopt/transforms"
+)
+
+// planKey is the key of a 1D problem of n points.
+func planKey(n int) records.Key {
+	return records.Key{Kernel: "k", Hash: "h", Device: records.Device{Name: "dev"}, Global: []int{n},
+		Args: []records.Arg{{Name: "a", Type: "float", Shape: []int{n}}}, Space: SpaceVersion}
+}
+
+// planEval is an evaluation of bszx=b, lszx=l, szx=sz: OK at ms, or a
+// compile failure for ms 0; it took a second.
+func planEval(b, l, sz int, ms float64) records.Evaluation {
+	t := time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC)
+	e := records.Evaluation{Params: map[string]int{"bszx": b, "lszx": l, "szx": sz}, Outcome: autotune.Compile, Err: "no", Started: t, Ended: t.Add(time.Second)}
+	if ms > 0 {
+		e.Outcome, e.Err, e.Ms, e.Times = autotune.OK, "", ms, []float64{ms}
+	}
+	return e
+}
+
+// TestPlan checks what a tuning does with the records under each policy:
+// go on with a cut run of its settings, take the recorded best (one that
+// agrees with the pinned values), carry the nearest shape's best over when
+// no budget is given, or start the search from the records.
+func TestPlan(t *testing.T) {
+	db, err := records.Open(filepath.Join(t.TempDir(), "r.db"), records.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	set := Settings{Strategy: "random", Seed: 3, Evals: 10}.withDefaults()
+	record := func(k records.Key, s Settings, stopped string, baseline float64, evals ...records.Evaluation) string {
+		rec, err := db.Begin(k, records.Run{Strategy: s.Strategy, Seed: s.Seed, Settings: runIdentity(s), BaselineMs: baseline})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evals {
+			if _, err := rec.Add(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if stopped != "" {
+			rec.End(stopped)
+		}
+		return rec.Run().ID
+	}
+	plan := func(k records.Key, s Settings, budget bool) plan {
+		t.Helper()
+		r := openRecording(db, k, func(msg string) { t.Errorf("warning: %s", msg) })
+		return r.plan(&transforms.Problem{Domain: k.Global}, s, budget)
+	}
+
+	k := planKey(2048)
+	if p := plan(k, set, true); p.resume != nil || p.reuse != nil || len(p.seeds) != 0 || len(p.known) != 0 {
+		t.Errorf("no records: %+v", p)
+	}
+	cut := record(k, set, "", 0, planEval(1, 1, 2048, 0), planEval(2, 4, 1024, 3), planEval(4, 8, 512, 2))
+	p := plan(k, set, true)
+	if p.resume == nil || p.resume.ID != cut || p.own != 3 || p.spent != 3*time.Second || len(p.known) != 3 {
+		t.Fatalf("a cut run: %+v", p)
+	}
+	if r := p.known["bszx=4,lszx=8,szx=512"]; r.Outcome != autotune.OK || r.Ms != 2 || !r.FromRecords {
+		t.Errorf("known result %+v", r)
+	}
+	if p := plan(k, set, true); p.resume == nil {
+		t.Error("a cut run is not resumed twice")
+	}
+	for _, reuse := range []Reuse{ReuseContinue, ReuseResume} {
+		s := set
+		s.Reuse = reuse
+		if p := plan(k, s, true); p.resume == nil || p.resume.ID != cut {
+			t.Errorf("%s: the cut run is not resumed", reuse)
+		}
+	}
+	ignore := set
+	ignore.Reuse = ReuseIgnore
+	if p := plan(k, ignore, true); p.resume != nil || p.reuse != nil || len(p.known) != 0 {
+		t.Errorf("ignore: %+v", p)
+	}
+	// A run killed after its last evaluation was recorded is not cut: its
+	// best is reused.
+	k3 := planKey(512)
+	var ten []records.Evaluation
+	for i := range 10 {
+		ten = append(ten, planEval(1, 1<<i, 512, float64(20-i)))
+	}
+	full := record(k3, set, "", 0, ten...)
+	if p := plan(k3, set, true); p.resume != nil || p.reuse == nil || !p.reuse.Exact || p.reuse.Ms != 11 || p.reuse.Run != full {
+		t.Errorf("a run that reached its -e: %+v", p)
+	}
+
+	// Other settings: a finished run's best, with its single-point time;
+	// a pinned value it lacks leaves a search.
+	other := set
+	other.Seed = 4
+	done := record(k, other, "budget", 5, planEval(8, 8, 256, 1))
+	if p := plan(k, other, true); p.resume != nil || p.reuse == nil || !p.reuse.Exact || p.reuse.Run != done || p.reuse.BaselineMs != 5 || p.reuse.Ms != 1 {
+		t.Errorf("the recorded best: %+v", p.reuse)
+	}
+	pinned := other
+	pinned.Fixed = map[transforms.Name]int{transforms.Local(0): 4}
+	if p := plan(k, pinned, true); p.reuse == nil || p.reuse.Ms != 3 {
+		t.Errorf("the recorded best with lszx=4: %+v", p.reuse)
+	}
+	pinned.Fixed = map[transforms.Name]int{transforms.Local(0): 2}
+	if p := plan(k, pinned, true); p.reuse != nil || len(p.known) != 4 {
+		t.Errorf("no recorded best with lszx=2: %+v", p)
+	}
+	cont := other
+	cont.Reuse = ReuseContinue
+	p = plan(k, cont, true)
+	// Its three best, then the best of the other shape (512 points).
+	if p.reuse != nil || len(p.seeds) != 4 || p.seeds[0]["bszx"] != 8 || p.seeds[1]["bszx"] != 4 || p.seeds[3]["lszx"] != 512 || len(p.known) != 4 {
+		t.Errorf("continue: seeds %v, %d known", p.seeds, len(p.known))
+	}
+	resume := other
+	resume.Reuse = ReuseResume
+	if p := plan(k, resume, true); p.resume != nil || p.reuse != nil || len(p.known) != 0 {
+		t.Errorf("resume without a cut run: %+v", p)
+	}
+
+	// A shape never tuned: the nearest shape's best without a budget,
+	// carried over; with one, a search from it.
+	k2 := planKey(4096)
+	p = plan(k2, other, false)
+	if p.reuse == nil || p.reuse.Exact || p.reuse.Problem != k.ID() || p.reuse.Ms != 1 || p.reuse.BaselineMs != 5 || !slices.Equal(p.reuse.from, []int{2048}) {
+		t.Errorf("nearest shape, no budget: %+v", p.reuse)
+	}
+	p = plan(k2, other, true)
+	if p.reuse != nil || len(p.seeds) != 2 || p.seeds[0]["szx"] != 512 || p.seeds[0]["bszx"] != 8 || p.seeds[1]["szx"] != 4096 {
+		t.Errorf("nearest shapes, a budget: seeds %v, want 2048's best first (bszx=8, szx=512: one block per work-item, as there), then 512's", p.seeds)
+	}
+}
+
+// TestCarry checks that a setting carried to another shape keeps the
+// blocks per work-item.
+func TestCarry(t *testing.T) {
+	m := map[string]int{"bszx": 4, "lszx": 16, "szx": 128, "bszy": 1, "lszy": 4, "szy": 100, "uf": 2}
+	got := carry(m, []int{1024, 400}, []int{2048, 50})
+	want := map[string]int{"bszx": 4, "lszx": 16, "szx": 256, "bszy": 1, "lszy": 4, "szy": 16, "uf": 2}
+	if !maps.Equal(got, want) {
+		t.Errorf("carry = %v, want %v", got, want)
+	}
+	if m["szx"] != 128 {
+		t.Error("carry changed its argument")
+	}
+}

@@ -1,0 +1,51 @@
+package records
+
+import (
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// TestMigrate opens a database of schema version 1 (before runs had the
+// single-point time): it is migrated, its run reads back with the time
+// unknown (0), and new runs record theirs.
+func TestMigrate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := Key{Kernel: "mxm", Hash: "h", Device: Device{Name: "dev"}, Global: []int{8}, Space: "s"}
+	for _, q := range []string{schema[0], fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = 1", applicationID),
+		fmt.Sprintf(`INSERT INTO problems (id, family, kernel, space, key, shape, created) VALUES ('%s', '%s', 'mxm', 's', '%s', '[8]', '')`, k.ID(), k.Family(), k.JSON()),
+		fmt.Sprintf(`INSERT INTO runs (id, problem, strategy, seed, settings, tool, host, started, ended, stopped) VALUES ('old', '%s', 'random', 1, '', '', '', '', '', '')`, k.ID()),
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Begin(k, Run{ID: "new", BaselineMs: 2.5}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := db.Runs(k.ID())
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	for _, r := range runs {
+		if want := map[string]float64{"old": 0, "new": 2.5}[r.ID]; r.BaselineMs != want {
+			t.Errorf("run %s: single-point time %v, want %v", r.ID, r.BaselineMs, want)
+		}
+	}
+	var v int
+	db.sql.QueryRow("PRAGMA user_version").Scan(&v)
+	if v != Version || Version < 2 {
+		t.Errorf("schema version %d after Open, want %d", v, Version)
+	}
+}
