@@ -46,7 +46,7 @@ type Table2Spec struct {
 // so that records of another space are never applied to this one (they are
 // marked stale). Bump it whenever the space changes; TestSpaceVersion
 // fails when the space of a few kernels changes while it stays the same.
-const SpaceVersion = "table2-1"
+const SpaceVersion = "table2-2"
 
 // Limits of the Table 2 ranges.
 const (
