@@ -75,14 +75,23 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 	// the last one.
 	groups := map[string][]localRead{}
 	var keys []string
+	// bound holds the counters of the loops inside the body (the loops
+	// over the points of a block, when they are not unrolled): a read that
+	// depends on one cannot move to the top of the iteration.
+	bound := map[string]bool{}
 	var visit func(n ast.Node, lhs bool)
 	visit = func(n ast.Node, lhs bool) {
 		ast.Inspect(n, func(m ast.Node) bool {
 			switch m := m.(type) {
 			case *ast.Load:
 				return false // already a vector
-			case *ast.For, *ast.While:
-				return false // its reads may depend on its counter
+			case *ast.While:
+				return false
+			case *ast.For:
+				bound[m.Var] = true
+				visit(m.Body, false)
+				delete(bound, m.Var)
+				return false
 			case *ast.Assign:
 				if ix, ok := m.LHS.(*ast.Index); ok {
 					for _, i := range ix.Indices {
@@ -94,7 +103,7 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 				visit(m.RHS, false)
 				return false
 			case *ast.Index:
-				if d := local[m.Array]; d != nil && !lhs && len(m.Indices) == len(d.Extents) {
+				if d := local[m.Array]; d != nil && !lhs && len(m.Indices) == len(d.Extents) && !usesAny(m, bound) {
 					last := affineOf(m.Indices[len(m.Indices)-1])
 					key := m.Array
 					for _, i := range m.Indices[:len(m.Indices)-1] {
@@ -112,7 +121,7 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 		})
 	}
 	visit(body, false)
-	sort.Strings(keys)
+	// keys are in the order of the reads in the body: registers are named in it.
 	var loads []ast.Stmt
 	repl := map[*ast.Index]ast.Expr{}
 	for _, key := range keys {
@@ -169,6 +178,28 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 	if len(loads) == 0 {
 		return 0
 	}
+	// Each register is read right before the first statement of the body
+	// that uses it (with the loop unrolled, the copy of the body of the
+	// iteration that uses it), not all at the top, so that registers live
+	// no longer than needed.
+	first := map[string]int{}
+	for i, st := range body.List {
+		ast.Inspect(st, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.Index); ok && repl[ix] != nil {
+				name := ""
+				switch r := repl[ix].(type) {
+				case *ast.Ident:
+					name = r.Name
+				case *ast.Lane:
+					name = r.X.(*ast.Ident).Name
+				}
+				if _, seen := first[name]; !seen {
+					first[name] = i
+				}
+			}
+			return true
+		})
+	}
 	rewritten := ast.Apply(body, func(c *ast.Cursor) bool {
 		if _, ok := c.Node().(*ast.Load); ok {
 			return false
@@ -181,9 +212,30 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 		}
 		return true
 	}, nil).(*ast.Block)
-	rewritten.List = append(loads, rewritten.List...)
+	var list []ast.Stmt
+	for i, st := range rewritten.List {
+		for _, l := range loads {
+			if first[l.(*ast.Decl).Name] == i {
+				list = append(list, l)
+			}
+		}
+		list = append(list, st)
+	}
+	rewritten.List = list
 	*body = *rewritten
 	return len(loads)
+}
+
+// usesAny reports whether e uses one of the variables in vars.
+func usesAny(e ast.Expr, vars map[string]bool) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && vars[id.Name] {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // runAt reports whether the w elements from the read have[c] are all read
