@@ -69,12 +69,12 @@ type vectorizer struct {
 	// vector names the vector copy of each scalar temporary that has one;
 	// active says which of them hold the temporary's value in the run
 	// being merged.
-	vector map[string]string
-	active map[string]bool
+	vector  map[string]string
+	active  map[string]bool
 	decls   []ast.Stmt          // the vector temporaries
 	scatter map[ast.Type]string // a temporary per type for values written element by element
 	align   map[string]int64    // known alignments of int variables (block bases)
-	err    error
+	err     error
 }
 
 func (v *vectorizer) fail(format string, args ...any) {
