@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	golang.org/x/tools v0.52.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 	modernc.org/cc/v4 v4.31.0
 	modernc.org/sqlite v1.62.0

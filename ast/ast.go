@@ -581,6 +581,16 @@ func Min(x, y Expr) Expr {
 	return &Call{Func: "min", Args: []Expr{x, y}}
 }
 
+// Max returns max(x, y), folded when both are constants.
+func Max(x, y Expr) Expr {
+	xi, xok := x.(*IntLit)
+	yi, yok := y.(*IntLit)
+	if xok && yok {
+		return IntConst(max(xi.Value, yi.Value))
+	}
+	return &Call{Func: "max", Args: []Expr{x, y}}
+}
+
 // NewBlock returns a block of the given statements.
 func NewBlock(list ...Stmt) *Block { return &Block{List: list} }
 

@@ -457,3 +457,38 @@ func declares(b *Block) bool {
 	}
 	return false
 }
+
+// Accesses returns the arrays k reads and those it assigns, by name: an
+// array is read where an element of it is an operand, the left side of a
+// compound assignment (a[i] += x), or in a subscript.
+func Accesses(k *Kernel) (read, written map[string]bool) {
+	read, written = map[string]bool{}, map[string]bool{}
+	reads := func(e Node) {
+		Inspect(e, func(m Node) bool {
+			if r, ok := m.(*Index); ok {
+				read[r.Array] = true
+			}
+			return true
+		})
+	}
+	Inspect(k.Body, func(n Node) bool {
+		switch n := n.(type) {
+		case *Assign:
+			if ix, ok := n.LHS.(*Index); ok {
+				written[ix.Array] = true
+				if n.Op != Set {
+					read[ix.Array] = true
+				}
+				for _, i := range ix.Indices {
+					reads(i)
+				}
+				reads(n.RHS)
+				return false
+			}
+		case *Index:
+			read[n.Array] = true
+		}
+		return true
+	})
+	return read, written
+}

@@ -68,6 +68,14 @@ type Settings struct {
 	// behind it. The points evaluated within a budget then depend on build
 	// times, not only on the seed. Default false: in proposal order.
 	ReadyFirst bool
+	// Stop ends the search when it holds after an evaluation (ParseStop:
+	// "evals>=500 or stall>=100"); it combines with Budget and MaxEvals,
+	// whichever comes first. Default nil: no condition.
+	Stop Stop
+	// Clock, if not nil, gives Stop the time the search has taken instead
+	// of the wall time since it started (a replay's simulated time).
+	// Default nil: wall time.
+	Clock func() time.Duration
 	// Lookahead is how many upcoming points (of a strategy that knows
 	// them, a Lookahead) an evaluator that is a Preparer may start on while
 	// it evaluates the current one: builds run in parallel with the
@@ -140,6 +148,7 @@ const (
 	StopCancelled                   // the caller's context was cancelled
 	StopError                       // a strategy or the evaluator panicked (see Tune's error)
 	StopReused                      // no search: a result known before was reused (set by the caller, never by Tune)
+	StopCondition                   // Settings.Stop held
 )
 
 func (s StopReason) String() string {
@@ -156,6 +165,8 @@ func (s StopReason) String() string {
 		return "error"
 	case StopReused:
 		return "reused"
+	case StopCondition:
+		return "stop-condition"
 	}
 	return fmt.Sprintf("StopReason(%d)", int(s))
 }
@@ -216,7 +227,8 @@ func (r *Report) add(e Eval) {
 
 // Tune runs a search: it asks strategy for points, evaluates them and tells
 // the strategy the results, until the budget is spent, MaxEvals
-// evaluations were made, the strategy is exhausted or ctx is cancelled.
+// evaluations were made, the stop condition holds, the strategy is
+// exhausted or ctx is cancelled.
 // It always returns the report of the evaluations made (a cancelled search
 // is not an error: Stopped says so). The error is non-nil only if the
 // strategy or the evaluator panicked; the report then holds what was
@@ -253,6 +265,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		}
 		return 0, false
 	}
+	watch := &stopWatch{size: rep.SpaceSize}
 	prep, _ := ev.(Preparer)
 	prepared := map[string]bool{}
 	la, _ := strategy.(Lookahead)
@@ -331,6 +344,16 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 				Elapsed:     e.Elapsed,
 				Last:        e,
 			})
+		}
+		if set.Stop != nil {
+			elapsed := e.Elapsed
+			if set.Clock != nil {
+				elapsed = set.Clock()
+			}
+			if set.Stop.Done(watch.after(rep, elapsed)) {
+				rep.Stopped = StopCondition
+				return rep, nil
+			}
 		}
 	}
 }

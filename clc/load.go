@@ -154,7 +154,7 @@ func Load(filename string, src []byte, opts Options) (*Kernel, error) {
 		return nil, err
 	}
 	k := &Kernel{Name: parsed.Name, Source: append([]byte(nil), src...), Parsed: parsed, AST: res.Kernel, values: values, result: res}
-	read, written := access(res.Kernel)
+	read, written := ast.Accesses(res.Kernel)
 	for _, p := range res.Kernel.Params {
 		a := Arg{Name: p.Name, Type: p.Type, Array: p.Rank > 0, Mem: p.Mem, Rank: p.Rank}
 		if a.Array {
@@ -165,41 +165,6 @@ func Load(filename string, src []byte, opts Options) (*Kernel, error) {
 		k.Args = append(k.Args, a)
 	}
 	return k, nil
-}
-
-// access lists the arrays k reads and those it assigns.
-func access(k *ast.Kernel) (read, written map[string]bool) {
-	read, written = map[string]bool{}, map[string]bool{}
-	ast.Inspect(k.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.Assign:
-			if ix, ok := n.LHS.(*ast.Index); ok {
-				written[ix.Array] = true
-				if n.Op != ast.Set {
-					read[ix.Array] = true
-				}
-				for _, i := range ix.Indices {
-					ast.Inspect(i, func(m ast.Node) bool {
-						if r, ok := m.(*ast.Index); ok {
-							read[r.Array] = true
-						}
-						return true
-					})
-				}
-				ast.Inspect(n.RHS, func(m ast.Node) bool {
-					if r, ok := m.(*ast.Index); ok {
-						read[r.Array] = true
-					}
-					return true
-				})
-				return false
-			}
-		case *ast.Index:
-			read[n.Array] = true
-		}
-		return true
-	})
-	return read, written
 }
 
 // Shapes evaluates the extents of every array with the values Load was

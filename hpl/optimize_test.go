@@ -137,7 +137,7 @@ func TestParseSettings(t *testing.T) {
 	if len(rest) != 4 || rest[0] != "-d" || rest[3] != "1024,1024" {
 		t.Errorf("rest %v", rest)
 	}
-	if _, _, err := hpl.ParseSettings([]string{"-s", "annealing"}); err == nil {
+	if _, _, err := hpl.ParseSettings([]string{"-s", "simplex"}); err == nil {
 		t.Error("an unknown strategy was accepted")
 	}
 	// NaN, infinite and huge budgets once became negative durations (a

@@ -502,7 +502,7 @@ func setupSyrk(in *Instance, g *gen) {
 	}
 	in.Args = append(in.Args, float32(syrkAlpha), float32(syrkBeta), int32(nk))
 	in.output("c", c.arr)
-	in.resets = append(in.resets, c)
+	c = in.resettable(c)
 	terms := 2.0
 	if two {
 		terms = 4
@@ -512,8 +512,9 @@ func setupSyrk(in *Instance, g *gen) {
 	if two {
 		in.Bytes += 4 * float64(n*nk)
 	}
-	c0, av, bv := c.data, a.data, b.data
+	av, bv := a.data, b.data
 	in.point = func(p []int, emit emitFunc) {
+		c0 := c.initial()
 		x, y := p[0], p[1]
 		sum := syrkBeta * float64(c0[y*n+x])
 		mag := math.Abs(sum)

@@ -17,6 +17,7 @@
 package kernels
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -63,6 +64,9 @@ type Benchmark struct {
 	Sizes  map[string]Size
 
 	setup func(in *Instance, g *gen)
+	// define is the Setup of a program's own kernel (Define), used
+	// instead of setup.
+	define func(s Size, seed int64) (*Data, error)
 	// limits checks the benchmark's own constraints on a size (square
 	// matrices, a loop over all the points) and returns the number of
 	// elements of its largest array.
@@ -115,7 +119,7 @@ func (b *Benchmark) ParseSize(class string, n, k []int) (Size, error) {
 	if class != "" {
 		c, ok := b.Sizes[class]
 		if !ok {
-			return Size{}, fmt.Errorf("kernels: %s has no size class %q (have %s)", b.Name, class, strings.Join(Classes, ", "))
+			return Size{}, fmt.Errorf("kernels: %s has no size class %q (have %s)", b.Name, class, strings.Join(b.classes(), ", "))
 		}
 		s = Size{N: append([]int(nil), c.N...), K: append([]int(nil), c.K...)}
 	}
@@ -137,12 +141,21 @@ func (b *Benchmark) ParseSize(class string, n, k []int) (Size, error) {
 		s.K = []int{s.N[0]}
 	}
 	if s.N == nil {
-		return Size{}, fmt.Errorf("kernels: %s needs a size: give --size (%s) or -n with %s", b.Name, strings.Join(Classes, ", "), count(b.Dims, "value"))
+		return Size{}, fmt.Errorf("kernels: %s needs a size: give --size (%s) or -n with %s", b.Name, strings.Join(b.classes(), ", "), count(b.Dims, "value"))
 	}
 	if s.K == nil && b.Loops > 0 {
 		return Size{}, fmt.Errorf("kernels: %s needs -k with %s (the compute loop lengths, outermost first) or --size", b.Name, count(b.Loops, "value"))
 	}
 	return s, b.Validate(s)
+}
+
+// classes lists b's size classes: Classes for a built-in kernel, by size
+// for a program's own.
+func (b *Benchmark) classes() []string {
+	if b.define == nil {
+		return Classes
+	}
+	return sortedClasses(b.Sizes)
 }
 
 func count(n int, what string) string {
@@ -225,7 +238,8 @@ type Instance struct {
 	// Outputs names the arrays the kernel writes, in parameter order.
 	Outputs []string
 	// Reference computes every output array on the CPU from the initial
-	// inputs (float64 arithmetic, parallel over the points).
+	// inputs (float64 arithmetic, parallel over the points). For a
+	// program's own kernel (Define) it is its Data.Reference, or nil.
 	Reference func() map[string][]float32
 	// FLOPs is the useful work: 2 per multiply-add, 1 per rsqrt, not
 	// counting what the single-point kernel recomputes needlessly (syrk's
@@ -241,15 +255,33 @@ type Instance struct {
 	outs   []*hpl.Array
 	resets []filled                     // outputs the kernel also reads, with their initial data
 	point  func(p []int, emit emitFunc) // the reference at one point
+	// reference is the Reference of a program's own kernel (Data), which
+	// Check compares with; nil when it has none, or for a built-in one.
+	reference func() map[string][]float32
+	// keep lists the arrays of a program's own kernel whose initial
+	// contents KeepInitial copies.
+	keep []*hpl.Array
+}
+
+// KeepInitial keeps what Reset needs: for a program's own kernel
+// (Define), a copy of the initial contents of the float32 outputs the
+// kernel also reads (an instance that is only tuned does without it); the
+// built-in kernels make theirs again from the seed.
+func (in *Instance) KeepInitial() {
+	for _, a := range in.keep {
+		in.resets = append(in.resets, filled{arr: a, data: append([]float32(nil), a.ReadFloat32s()...)})
+	}
+	in.keep = nil
 }
 
 // Reset gives the outputs that the kernel also reads (syrk's c) their
 // initial contents again, so that the kernel can run again on the same
 // input; the next run uploads them. The other outputs need no reset: the
-// kernel overwrites every element.
+// kernel overwrites every element. A program's own kernel needs
+// KeepInitial first.
 func (in *Instance) Reset() {
 	for _, r := range in.resets {
-		copy(r.arr.Float32s(), r.data)
+		r.fill(r.arr.Float32s())
 	}
 }
 
@@ -280,7 +312,14 @@ func (b *Benchmark) Instance(s Size, seed int64) (*Instance, error) {
 	}
 	s = Size{N: append([]int(nil), s.N...), K: append([]int(nil), s.K...)}
 	in := &Instance{Bench: b, Size: s, Global: append([]int(nil), s.N...)}
-	b.setup(in, &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))})
+	if b.define != nil {
+		if err := b.defined(in, seed); err != nil {
+			return nil, err
+		}
+		return in, nil
+	}
+	src := rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)
+	b.setup(in, &gen{src: src, r: rand.New(src)})
 	in.Reference = func() map[string][]float32 {
 		out := in.blank()
 		in.each(in.allPoints(), func(_ int, out0, off int, want, _ float64) {
@@ -350,6 +389,10 @@ func Tolerance(terms int) float64 { return 1e-5 + 4e-7*math.Sqrt(float64(terms))
 // Terms is the number of terms summed into one output element.
 func (in *Instance) Terms() int { return prod(in.Size.K) }
 
+// ErrNoReference is Check's answer for a program's own kernel defined
+// without a Reference.
+var ErrNoReference = errors.New("kernels: the kernel has no reference to check against")
+
 // Mismatch is an output element outside the tolerance.
 type Mismatch struct {
 	Array     string
@@ -389,7 +432,17 @@ func subscripts(idx []int) string {
 // when sample <= 0 or sample >= Points(), otherwise at sample points drawn
 // deterministically (always including the first and the last). It returns a
 // *CheckError when an element is outside Tolerance.
+//
+// A program's own kernel (Define) is compared with its Data.Reference at
+// every element; without one, Check compares nothing and returns
+// ErrNoReference.
 func (in *Instance) Check(sample int) error {
+	if in.Bench.define != nil {
+		if in.reference == nil {
+			return ErrNoReference
+		}
+		return in.checkDefined()
+	}
 	got := make([][]float32, len(in.outs))
 	for i, a := range in.outs {
 		if err := a.Sync(); err != nil {
@@ -423,6 +476,12 @@ func (in *Instance) Check(sample int) error {
 		ce.Checked += checked[w]
 		all = append(all, bad[w]...)
 	}
+	return ce.with(all)
+}
+
+// with returns ce with the mismatches all, the worst five first, or nil
+// when there are none.
+func (ce *CheckError) with(all []Mismatch) error {
 	if len(all) == 0 {
 		return nil
 	}
@@ -470,24 +529,75 @@ func unflatten(off int, dims []int) []int {
 // ---- helpers ----
 
 // gen makes the pseudo-random inputs of an instance.
-type gen struct{ r *rand.Rand }
+type gen struct {
+	src *rand.PCG
+	r   *rand.Rand
+}
 
-// filled is a new input array and a private copy of its initial data, which
-// the reference reads (the kernel may overwrite the array).
+// filled is a new input array and its initial data, which the reference
+// reads. For an array the kernel only reads, data is the array's own host
+// memory. An output the kernel also reads (syrk's c) holds no copy of its
+// initial data, so that a large instance is not held twice: its data is
+// nil and initial makes it again from the generator's state before the
+// array was filled (resettable).
 type filled struct {
-	arr  *hpl.Array
-	data []float32
+	arr    *hpl.Array
+	data   []float32
+	lo, hi float64
+	state  rand.PCG   // the generator before the array was filled
+	again  *[]float32 // the data made again, once (resettable's initial)
+	once   *sync.Once
 }
 
 // uniform returns a float32 array of the given extents (slowest first)
-// with values uniform in [lo, hi).
+// with values uniform in [lo, hi). Its data is the array's memory: a setup
+// passes an array the kernel writes through resettable.
 func (g *gen) uniform(lo, hi float64, ext ...int) filled {
 	a := hpl.NewArray(hpl.Float32, ext...)
+	f := filled{arr: a, lo: lo, hi: hi, state: *g.src}
 	v := a.Float32s()
 	for i := range v {
 		v[i] = float32(lo + (hi-lo)*g.r.Float64())
 	}
-	return filled{arr: a, data: append([]float32(nil), v...)}
+	f.data = v
+	return f
+}
+
+// fill writes f's initial data into v: made again from the generator's
+// state, or, for a program's own array (Define), copied from the data kept.
+func (f *filled) fill(v []float32) {
+	if f.once == nil {
+		copy(v, f.data)
+		return
+	}
+	st := f.state
+	r := rand.New(&st)
+	for i := range v {
+		v[i] = float32(f.lo + (f.hi-f.lo)*r.Float64())
+	}
+}
+
+// initial returns f's initial data: made again, once, for a resettable
+// array, whose memory the kernel overwrites.
+func (f filled) initial() []float32 {
+	if f.once == nil {
+		return f.data
+	}
+	f.once.Do(func() {
+		v := make([]float32, f.arr.Len())
+		f.fill(v)
+		*f.again = v
+	})
+	return *f.again
+}
+
+// resettable marks f as an output the kernel also reads (syrk's c): Reset
+// gives it its initial data again, and the reference reads that data with
+// initial, both made again from the generator rather than kept.
+func (in *Instance) resettable(f filled) filled {
+	f.data, f.again, f.once = nil, new([]float32), new(sync.Once)
+	in.resets = append(in.resets, f)
+	return f
 }
 
 func prod(v []int) int {

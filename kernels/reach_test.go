@@ -20,12 +20,13 @@ const reachGolden = "../testdata/suite/reach.md"
 
 // TestReach pins the optimizer's reach on the suite: for each kernel at its
 // tiny size, specialized for the device (PoCL here), what the access-pattern
-// analysis sees when it is given the int arguments' values and accepts
-// triangular loops, the main loop nest the passes find today, whether the
-// search space has tiling, unrolling and local memory and whether a
-// setting using each is legal, and which of the analysis' results the
-// passes do not use yet. Run go test ./kernels -run Reach -update and read
-// the diff after a change to the analysis or the passes.
+// analysis sees (given the int arguments' values, accepting triangular
+// loops, as the passes analyse), the main loop nest the passes tile, whether
+// the search space has tiling, unrolling and local memory and whether a
+// setting using each is legal, the arrays local memory holds, the int
+// arguments whose values the variants' code depends on, and what the passes
+// cannot take. Run go test ./kernels -run Reach -update and read the diff
+// after a change to the analysis or the passes.
 func TestReach(t *testing.T) {
 	if _, err := hpl.Eval(kernels.MV).DeviceInfo(); err != nil {
 		t.Skipf("no OpenCL device: %v", err)
@@ -34,16 +35,19 @@ func TestReach(t *testing.T) {
 	fmt.Fprintln(&table, "# The optimizer's reach on the suite of user kernels")
 	fmt.Fprintln(&table)
 	fmt.Fprintln(&table, "Written by `go test ./kernels -run Reach -update` (tiny sizes, the OpenCL device's limits).")
-	fmt.Fprintln(&table, "analysis: the patterns of patterns.Settings{Ints, Triangular: true}; nest: the loops of")
-	fmt.Fprintln(&table, "transforms.LoopLengths today; tw0/uf/lmem: in the search space today, and whether a setting")
-	fmt.Fprintln(&table, "with it (tw0 half the loop, uf=2, lmem=1 with that tile) is legal; needs: for a kernel that")
-	fmt.Fprintln(&table, "cannot use local memory today, what the passes must take from the analysis first.")
+	fmt.Fprintln(&table, "analysis: the patterns of patterns.Settings{Ints, Triangular: true}, as the passes analyse;")
+	fmt.Fprintln(&table, "nest: the loops of transforms.LoopLengths (the largest trip count of a triangular loop; a loop")
+	fmt.Fprintln(&table, "holding other statements around the nest runs around it, sequentially: covariance-tri's j2);")
+	fmt.Fprintln(&table, "tw0/uf/lmem: in the search space, and whether a setting with it (tw0 half the loop, uf=2,")
+	fmt.Fprintln(&table, "lmem=1 with that tile) is legal; staged: the arrays that setting holds in local memory;")
+	fmt.Fprintln(&table, "ints: the int arguments the variants' code depends on (transforms.BoundInts);")
+	fmt.Fprintln(&table, "limits: what the passes do not take.")
 	fmt.Fprintln(&table)
-	fmt.Fprintln(&table, "| kernel | arrays (analysis) | loops (analysis) | nest | tw0 | uf | lmem | needs |")
-	fmt.Fprintln(&table, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(&table, "| kernel | arrays (analysis) | loops (analysis) | nest | tw0 | uf | lmem | staged | ints | limits |")
+	fmt.Fprintln(&table, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, b := range kernels.Suite() {
 		r := reach(t, b)
-		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", b.Name, r.arrays, r.loops, r.nest, r.probe["tw0"], r.probe["uf"], r.probe["lmem"], r.needs)
+		fmt.Fprintf(&table, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", b.Name, r.arrays, r.loops, r.nest, r.probe["tw0"], r.probe["uf"], r.probe["lmem"], r.staged, r.ints, r.limits)
 		fmt.Fprintf(&details, "\n## %s\n\n%s\n\n```\n%s```\n", b.Name, b.Doc, r.info)
 		for _, p := range []string{"tw0", "uf", "lmem"} {
 			if why := r.why[p]; why != "" {
@@ -71,9 +75,9 @@ func TestReach(t *testing.T) {
 }
 
 type reachRow struct {
-	arrays, loops, nest, needs string
-	probe, why                 map[string]string // per parameter: in the space and legal, and why not
-	info                       *patterns.Info
+	arrays, loops, nest, staged, ints, limits string
+	probe, why                                map[string]string // per parameter: in the space and legal, and why not
+	info                                      *patterns.Info
 }
 
 func reach(t *testing.T, b *kernels.Benchmark) reachRow {
@@ -120,6 +124,18 @@ func reach(t *testing.T, b *kernels.Benchmark) reachRow {
 	if err != nil {
 		t.Fatal(err)
 	}
+	halos, err := transforms.Halos(prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ints, err := transforms.BoundInts(prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ints = strings.Join(ints, ", ")
+	if r.ints == "" {
+		r.ints = "-"
+	}
 	r.nest = fmt.Sprint(nest)
 	relevant := map[string]bool{}
 	for _, n := range transforms.Relevant(len(prob.Domain), len(nest)) {
@@ -130,6 +146,7 @@ func reach(t *testing.T, b *kernels.Benchmark) reachRow {
 	if len(nest) > 0 {
 		tile = max(1, nest[0]/2)
 	}
+	r.staged = "-"
 	for _, p := range []struct{ name, params string }{
 		{"tw0", fmt.Sprintf("tw0=%d", tile)},
 		{"uf", "uf=2"},
@@ -142,9 +159,9 @@ func reach(t *testing.T, b *kernels.Benchmark) reachRow {
 		if err := transforms.ParseParams(p.params, &set); err != nil {
 			t.Fatal(err)
 		}
-		err := transforms.Validate(prob, set)
+		v, err := transforms.Apply(prob, set)
 		switch {
-		case !relevant[p.name] && p.name != "lmem" || p.name == "lmem" && len(nest) == 0:
+		case !relevant[p.name] && p.name != "lmem" || p.name == "lmem" && len(nest) == 0 && len(halos) == 0:
 			r.probe[p.name] = "not in space"
 		case err == nil:
 			r.probe[p.name] = "yes"
@@ -153,63 +170,21 @@ func reach(t *testing.T, b *kernels.Benchmark) reachRow {
 		}
 		if err != nil {
 			r.why[p.name] = fmt.Sprintf("%s is %v", p.params, err)
+		} else if p.name == "lmem" {
+			var names []string
+			for _, a := range v.Staged {
+				names = append(names, strings.TrimPrefix(a, "l_"))
+			}
+			r.staged = strings.Join(names, ", ")
 		}
 	}
-	r.needs = "-"
-	if r.probe["lmem"] != "yes" {
-		r.needs = needs(info, nest)
-	}
+	r.limits = limits(info)
 	return r
 }
 
-// needs lists what the analysis found that the passes do not use yet, for
-// a kernel they cannot stage in local memory.
-func needs(info *patterns.Info, nest []int) string {
+// limits lists what the passes do not take of what the analysis found.
+func limits(info *patterns.Info) string {
 	var out []string
-	top := 0
-	for _, l := range info.Loops {
-		if l.Depth == 0 {
-			top++
-		}
-	}
-	if info.Guard != nil && len(nest) == 0 && top > 0 {
-		out = append(out, "guard")
-	}
-	for _, l := range info.Loops {
-		if l.Triangular() {
-			out = append(out, "triangular bounds")
-			break
-		}
-	}
-	for _, l := range info.Loops {
-		if p := l.Parent; p >= 0 && len(info.Loops[p].For.Body.List) > 1 {
-			out = append(out, fmt.Sprintf("a nest inside loop %s, which holds other statements", info.Loops[p].Var))
-			break
-		}
-	}
-	scalars := map[string]bool{}
-	for _, a := range info.Arrays {
-		for _, r := range a.Refs {
-			for _, s := range r.Subs {
-				for name := range s.Scalars {
-					scalars[name] = true
-				}
-			}
-		}
-	}
-	if len(scalars) > 0 {
-		out = append(out, "int arguments as constants")
-	}
-	for _, a := range info.Arrays {
-		if a.Halo != nil && !a.Written {
-			what := "halo staging"
-			if len(info.Loops) == 0 {
-				what += " without a loop"
-			}
-			out = append(out, what)
-			break
-		}
-	}
 	stageable := false
 	for _, a := range info.Arrays {
 		stageable = stageable || !a.Written && a.Pattern > patterns.SinglePat && a.Pattern < patterns.Unsupported
@@ -217,5 +192,8 @@ func needs(info *patterns.Info, nest []int) string {
 	if !stageable {
 		out = append(out, "nothing to stage (coarsening only)")
 	}
-	return strings.Join(out, ", ")
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, "; ")
 }

@@ -209,11 +209,12 @@ func setupFDTDEy(in *Instance, g *gen) {
 	fict := g.uniform(-1, 1, fdtdSteps)
 	in.Args = []any{ey.arr, hz.arr, fict.arr, int32(fdtdStep)}
 	in.output("ey", ey.arr)
-	in.resets = append(in.resets, ey)
+	ey = in.resettable(ey)
 	in.FLOPs = 3 * float64(n*m)
 	in.Bytes = 12 * float64(n*m)
-	e, h, f := ey.data, hz.data, float64(fict.data[fdtdStep])
+	h, f := hz.data, float64(fict.data[fdtdStep])
 	in.point = func(p []int, emit emitFunc) {
+		e := ey.initial()
 		x, y := p[0], p[1]
 		if y == 0 {
 			emit(0, x, f, math.Abs(f))
@@ -232,11 +233,12 @@ func setupFDTDHz(in *Instance, g *gen) {
 	ey := g.uniform(-1, 1, n, m)
 	in.Args = []any{hz.arr, ex.arr, ey.arr, int32(n), int32(m)}
 	in.output("hz", hz.arr)
-	in.resets = append(in.resets, hz)
+	hz = in.resettable(hz)
 	in.FLOPs = 5 * float64(n*m)
 	in.Bytes = 16 * float64(n*m)
-	h, ev, yv, wt := hz.data, ex.data, ey.data, float64(fdtdHzWeight)
+	ev, yv, wt := ex.data, ey.data, float64(fdtdHzWeight)
 	in.point = func(p []int, emit emitFunc) {
+		h := hz.initial()
 		x, y := p[0], p[1]
 		i := y*m + x
 		h0 := float64(h[i])
@@ -285,11 +287,12 @@ func setupGSUpdate(in *Instance, g *gen) {
 	r := g.uniform(-1, 1, m, m)
 	in.Args = []any{a.arr, q.arr, r.arr, int32(m), int32(k)}
 	in.output("a", a.arr)
-	in.resets = append(in.resets, a)
+	a = in.resettable(a)
 	in.FLOPs = 2 * float64(n) * float64(m-k-1)
 	in.Bytes = 4 * float64(2*n*(m-k)+n+m)
-	av, qv, rv := a.data, q.data, r.data
+	qv, rv := q.data, r.data
 	in.point = func(p []int, emit emitFunc) {
+		av := a.initial()
 		x, y := p[0], p[1]
 		if j := x + k + 1; j < m {
 			a0, t := float64(av[y*m+j]), float64(qv[y*m+k])*float64(rv[k*m+j])
@@ -415,11 +418,12 @@ func setupSaxpy(in *Instance, g *gen) {
 	in.Args = []any{y.arr, x.arr, float32(saxpyAlpha), int32(n)}
 	in.Global = []int{roundUp(n, 64)}
 	in.output("y", y.arr)
-	in.resets = append(in.resets, y)
+	y = in.resettable(y)
 	in.FLOPs = 2 * float64(n)
 	in.Bytes = 12 * float64(n)
-	yv, xv := y.data, x.data
+	xv := x.data
 	in.point = func(p []int, emit emitFunc) {
+		yv := y.initial()
 		i := p[0]
 		t, y0 := saxpyAlpha*float64(xv[i]), float64(yv[i])
 		emit(0, i, t+y0, math.Abs(t)+math.Abs(y0))

@@ -486,14 +486,31 @@ func (q *Queue) Close() error {
 func (q *Queue) Finish() error { return check("clFinish", C.clFinish(q.q)) }
 
 // Write copies data (len bytes) from host memory to b, blocking.
-func (q *Queue) Write(b *Buffer, data unsafe.Pointer, n int) error {
+func (q *Queue) Write(b *Buffer, data unsafe.Pointer, n int) error { return q.WriteAt(b, 0, data, n) }
+
+// WriteAt copies data (n bytes) from host memory to b at byte offset off,
+// blocking.
+func (q *Queue) WriteAt(b *Buffer, off int, data unsafe.Pointer, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if off < 0 || off+n > b.Size {
+		return fmt.Errorf("opencl: write of %d bytes at %d into a buffer of %d", n, off, b.Size)
+	}
+	return check("clEnqueueWriteBuffer", C.clEnqueueWriteBuffer(q.q, b.mem, C.CL_TRUE, C.size_t(off), C.size_t(n), data, 0, nil, nil))
+}
+
+// Zero sets the first n bytes of b to zero on the device. It does not
+// wait; the queue runs it before the commands enqueued after it.
+func (q *Queue) Zero(b *Buffer, n int) error {
 	if n == 0 {
 		return nil
 	}
 	if n > b.Size {
-		return fmt.Errorf("opencl: write of %d bytes into a buffer of %d", n, b.Size)
+		return fmt.Errorf("opencl: zeroing %d bytes of a buffer of %d", n, b.Size)
 	}
-	return check("clEnqueueWriteBuffer", C.clEnqueueWriteBuffer(q.q, b.mem, C.CL_TRUE, 0, C.size_t(n), data, 0, nil, nil))
+	var zero C.cl_uchar
+	return check("clEnqueueFillBuffer", C.clEnqueueFillBuffer(q.q, b.mem, unsafe.Pointer(&zero), 1, 0, C.size_t(n), 0, nil, nil))
 }
 
 // Copy copies the first n bytes of src to dst on the device. It does not
@@ -509,14 +526,17 @@ func (q *Queue) Copy(dst, src *Buffer, n int) error {
 }
 
 // Read copies n bytes of b to host memory, blocking.
-func (q *Queue) Read(b *Buffer, data unsafe.Pointer, n int) error {
+func (q *Queue) Read(b *Buffer, data unsafe.Pointer, n int) error { return q.ReadAt(b, 0, data, n) }
+
+// ReadAt copies n bytes of b from byte offset off to host memory, blocking.
+func (q *Queue) ReadAt(b *Buffer, off int, data unsafe.Pointer, n int) error {
 	if n == 0 {
 		return nil
 	}
-	if n > b.Size {
-		return fmt.Errorf("opencl: read of %d bytes from a buffer of %d", n, b.Size)
+	if off < 0 || off+n > b.Size {
+		return fmt.Errorf("opencl: read of %d bytes at %d from a buffer of %d", n, off, b.Size)
 	}
-	return check("clEnqueueReadBuffer", C.clEnqueueReadBuffer(q.q, b.mem, C.CL_TRUE, 0, C.size_t(n), data, 0, nil, nil))
+	return check("clEnqueueReadBuffer", C.clEnqueueReadBuffer(q.q, b.mem, C.CL_TRUE, C.size_t(off), C.size_t(n), data, 0, nil, nil))
 }
 
 // Scalar is an element type that buffers hold.

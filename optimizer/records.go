@@ -135,9 +135,11 @@ func short(id string) string { return id[:min(len(id), 8)] }
 //   - the device: platform, name, vendor, driver and OpenCL versions;
 //   - the single-point domain, and every argument's name, type and shape;
 //   - the values of the int arguments the passes read
-//     (transforms.BoundInts: the compute loops' bounds), the only scalars
-//     the variants' code and the search space depend on: a float, or an
-//     int used only in arithmetic (a time step), does not split the key;
+//     (transforms.BoundInts: the compute loops' bounds, and the subscripts
+//     of arrays staged or promoted), the only scalars the variants' code
+//     and the search space depend on: a float, or an int used only in
+//     arithmetic, a guard or an array the passes leave as written (a time
+//     step t in fict[t]), does not split the key;
 //   - SpaceVersion, so that records of another search space are never
 //     taken for current ones.
 func (p *Problem) Key() records.Key {

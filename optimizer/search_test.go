@@ -45,9 +45,10 @@ func (synthetic) Prepare(autotune.Point) {}
 // device, for seed 1 under the synthetic evaluator: the optimizer's wiring
 // (space, seeds, registry, Tune: what Tune searches with) must keep
 // proposing the same points; these files were written before the wiring
-// moved here from package hpl. The first 20 genetic points, and all 40
-// random and exhaustive ones, are those `hplopt tune matmul -d CPU --size
-// tiny -e 40 --seed 1` measured on PoCL.
+// moved here from package hpl, and the CPU genetic one again when the CPU
+// seeds gained wide work-groups of one point per work-item. The 40 random
+// and exhaustive points are those `hplopt tune matmul -d CPU --size tiny -e
+// 40 --seed 1` measured on PoCL.
 func TestSearchSequence(t *testing.T) {
 	b, _ := kernels.Get("matmul")
 	in, err := b.Instance(b.Sizes["tiny"], 1)

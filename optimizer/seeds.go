@@ -8,12 +8,15 @@ import "github.com/hplopt/hplopt/transforms"
 // work-item, interleaved singly or in runs of two, tiles of 16 or 32). On a
 // CPU device (cpu): first, work-groups of one work-item that computes a
 // block of rows of 32 or 64 points along x as 16-wide vectors (vec=16), the
-// shape that took MATMUL 1024 on PoCL from 0.2x to about half of OpenBLAS
+// shape that took MATMUL 1024 on PoCL from 0.2x of OpenBLAS to more than it
 // (docs/results/pocl/matmul-openblas.md); then few work-items per group,
 // each with a run of 16 points along x in vectors of 4, the shapes that won
 // PoCL's searches before (the GPU shapes are slow there: 2DCONV's first
-// takes 4 times the single-point kernel). Parameters fixed by the user are
-// pinned by the space anyway; values outside the space are repaired.
+// takes 4 times the single-point kernel), and wide work-groups of one point
+// per work-item, which PoCL vectorizes across work-items (stencils without
+// loops run 2 to 3 times faster so than with the work-groups PoCL chooses).
+// Parameters fixed by the user are pinned by the space anyway; values
+// outside the space are repaired.
 func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 	type shape struct {
 		local, block          [3]int
@@ -29,13 +32,20 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 	}
 	if cpu {
 		shapes = map[int][]shape{
-			1: {{[3]int{1, 1, 1}, [3]int{64, 1, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 1, 1}, [3]int{16, 1, 1}, 4, 0, 0, 0, 8, false, 0}, {[3]int{4, 1, 1}, [3]int{16, 1, 1}, 1, 256, 0, 0, 16, false, 0}},
-			2: {{[3]int{1, 1, 1}, [3]int{32, 8, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 1, 1}, [3]int{16, 8, 1}, 1, 0, 0, 0, 8, true, 16}, {[3]int{4, 2, 1}, [3]int{16, 2, 1}, 4, 0, 0, 0, 8, false, 0}, {[3]int{32, 4, 1}, [3]int{16, 16, 1}, 4, 32, 0, 1, 4, false, 0}, {[3]int{16, 8, 1}, [3]int{16, 8, 1}, 1, 256, 0, 1, 4, false, 0}},
-			3: {{[3]int{1, 1, 1}, [3]int{32, 4, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 2, 2}, [3]int{16, 1, 2}, 4, 0, 0, 0, 8, false, 0}, {[3]int{1, 4, 4}, [3]int{16, 1, 4}, 4, 8, 0, 1, 8, false, 0}},
+			1: {{[3]int{1, 1, 1}, [3]int{64, 1, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 1, 1}, [3]int{16, 1, 1}, 4, 0, 0, 0, 8, false, 0}, {[3]int{4, 1, 1}, [3]int{16, 1, 1}, 1, 256, 0, 0, 16, false, 0}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1, false, 0}},
+			2: {{[3]int{1, 1, 1}, [3]int{32, 8, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 1, 1}, [3]int{16, 8, 1}, 1, 0, 0, 0, 8, true, 16}, {[3]int{4, 2, 1}, [3]int{16, 2, 1}, 4, 0, 0, 0, 8, false, 0}, {[3]int{32, 4, 1}, [3]int{16, 16, 1}, 4, 32, 0, 1, 4, false, 0}, {[3]int{16, 8, 1}, [3]int{16, 8, 1}, 1, 256, 0, 1, 4, false, 0}, {[3]int{64, 4, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1, false, 0}},
+			3: {{[3]int{1, 1, 1}, [3]int{32, 4, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 2, 2}, [3]int{16, 1, 2}, 4, 0, 0, 0, 8, false, 0}, {[3]int{1, 4, 4}, [3]int{16, 1, 4}, 4, 8, 0, 1, 8, false, 0}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1, false, 0}},
 		}
 	}
+	list := shapes[len(domain)]
+	if cpu && len(loops) == 0 {
+		// Without compute loops, PoCL's best shapes are wide work-groups of
+		// one point per work-item: that seed first, for short budgets.
+		last := len(list) - 1
+		list = append([]shape{list[last]}, list[:last]...)
+	}
 	var out []map[string]int
-	for _, sh := range shapes[len(domain)] {
+	for _, sh := range list {
 		il := 1
 		if sh.scalar {
 			il = 0
@@ -50,7 +60,10 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 			m[transforms.Tile(i)] = min(l, sh.tile)
 		}
 		if len(loops) == 0 {
-			m[transforms.LMem], m[transforms.LCopy], m[transforms.UF] = 0, 0, 1
+			// No uf without compute loops (a seed with a parameter the
+			// space lacks would be dropped), and lmem only stages a halo.
+			m[transforms.LMem], m[transforms.LCopy] = 0, 0
+			delete(m, transforms.UF)
 		}
 		pt := map[string]int{}
 		for n, v := range m {

@@ -29,6 +29,7 @@ func spaceDump(t *testing.T) string {
 		{Domain: []int{16, 8, 8}, Loops: []int{2, 3, 4}},                                                   // 3DCONV tiny
 		{Domain: []int{100}, Loops: []int{0}},                                                              // a loop of unknown length
 		{Domain: []int{7, 5}},                                                                              // no compute loop
+		{Domain: []int{7, 5}, Halo: true},                                                                  // no compute loop, a stencil's halo to stage
 	} {
 		space, _, err := optimizer.Table2(spec)
 		if err != nil {

@@ -35,6 +35,10 @@ type Table2Spec struct {
 	// after a global id (a[idy][k]), so that ltrans can act
 	// (transforms.Transposable). Default false: ltrans is left out.
 	Transposable bool
+	// Halo says that the kernel, without compute loops, reads arrays in a
+	// neighbourhood of the point that lmem stages in local memory
+	// (transforms.Halos). Default false: lmem only with compute loops.
+	Halo bool
 	// Fixed pins parameters to one value each, whether or not the value is
 	// among the candidates (the passes still judge it legal or not); the
 	// search then runs over the others. Default nil: nothing pinned.
@@ -46,7 +50,7 @@ type Table2Spec struct {
 // so that records of another space are never applied to this one (they are
 // marked stale). Bump it whenever the space changes; TestSpaceVersion
 // fails when the space of a few kernels changes while it stays the same.
-const SpaceVersion = "table2-2"
+const SpaceVersion = "table2-3"
 
 // Limits of the Table 2 ranges.
 const (
@@ -97,7 +101,7 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	uf               {1, 2, 4, 8, 16} dividing the innermost loop's tile:
 //	                 tw of the last loop if not 0, else its length (all five
 //	                 when that is unknown). Absent without compute loops.
-//	lmem             {0, 1}; only 0 without compute loops.
+//	lmem             {0, 1}; only 0 without compute loops, unless Halo.
 //	lcopy            {0, 1} with lmem, else 0: copies into local memory as
 //	                 loops (1) or straight-line code (0).
 //	vec              1, and the vector widths (2 and 4 on a GPU, 4, 8 and
@@ -252,7 +256,7 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 		}})
 	}
 	lmem := []int{0}
-	if loops > 0 {
+	if loops > 0 || spec.Halo {
 		lmem = []int{0, 1}
 	}
 	params = append(params, autotune.Param{Name: name(transforms.LMem), Range: func(autotune.Point) []int { return lmem }})

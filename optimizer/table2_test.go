@@ -183,8 +183,8 @@ func checkTable2(t *testing.T, spec Table2Spec, tp transforms.Params) {
 		}
 	}
 	if n := len(spec.Loops); n == 0 {
-		if tp.Unroll != 0 || tp.LocalMem {
-			t.Fatalf("%v: uf or lmem without loops", tp)
+		if tp.Unroll != 0 || tp.LocalMem && !spec.Halo {
+			t.Fatalf("%v: uf or lmem without loops (or a halo)", tp)
 		}
 	} else {
 		T := tp.Tile[n-1]
@@ -276,6 +276,9 @@ func bruteTable2(spec Table2Spec) int {
 				n = 2 * runs
 			}
 			rest := 1
+			if spec.Halo {
+				rest = 3 // lmem 0, or lmem 1 with lcopy 0 or 1
+			}
 			if len(spec.Loops) > 0 {
 				// tw (one loop) x uf x (lmem 0, or lmem 1 with lcopy 0 or
 				// 1, pack 0 or 1, ltrans 0 or 1 when transposable, and
@@ -334,6 +337,7 @@ func bruteTable2(spec Table2Spec) int {
 func TestTable2Small(t *testing.T) {
 	for _, spec := range []Table2Spec{
 		{Domain: []int{8}},
+		{Domain: []int{8, 5}, Halo: true},
 		{Domain: []int{100}, Loops: []int{12}},
 		{Domain: []int{100}, Loops: []int{12}, CPU: true},
 		{Domain: []int{21, 9}, Loops: []int{6}, MaxWorkGroup: 64, MaxWorkItems: [3]int{32, 8}, Transposable: true},

@@ -115,7 +115,7 @@ func TestTransformsSkipUnsupportedKernel(t *testing.T) {
 	for _, tc := range []struct {
 		k    *hpl.Kernel
 		dims int
-	}{{triangularID, 1}, {triangularLoop, 1}, {stride2, 2}, {while, 1}, {localBound, 1}} {
+	}{{stride2, 2}, {while, 1}} {
 		t.Run(tc.k.Name(), func(t *testing.T) {
 			prob := problem(tc.k, tc.dims, 32, 8)
 			for _, params := range []string{"tw0=4", "lmem=1"} {
@@ -128,6 +128,31 @@ func TestTransformsSkipUnsupportedKernel(t *testing.T) {
 			for _, params := range []string{"", "bszx=2,szx=16,lszx=8"} {
 				if _, err := apply(t, prob, params); err != nil {
 					t.Errorf("%q: %v", params, err)
+				}
+			}
+		})
+	}
+}
+
+// TestTransformsTileTriangular checks that the passes take the loops the
+// analysis accepts as triangular (a bound that is a global id or an
+// enclosing loop's counter plus a constant, also through a private int):
+// tiling, unrolling and, where an array is read along the loop, local
+// memory are legal settings (package transforms runs them on the device).
+func TestTransformsTileTriangular(t *testing.T) {
+	for _, tc := range []struct {
+		k      *hpl.Kernel
+		params []string
+	}{
+		{triangularID, []string{"tw0=4", "uf=2", "tw0=4,lmem=1", "bszx=2,szx=16,lszx=8,tw0=4,lmem=1"}},
+		{triangularLoop, []string{"tw0=4", "tw1=2", "uf=2"}},
+		{localBound, []string{"tw0=4", "uf=2", "bszx=4,szx=8,lszx=8,tw0=4,interleave=1"}},
+	} {
+		t.Run(tc.k.Name(), func(t *testing.T) {
+			prob := problem(tc.k, 1, 32, 8)
+			for _, params := range tc.params {
+				if _, err := apply(t, prob, params); err != nil {
+					t.Errorf("%s: %v", params, err)
 				}
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -108,8 +109,13 @@ type Worker struct {
 
 	measuring sync.Mutex // one Measure at a time
 
+	prob *Problem // whose arrays a new child is sent, after the setup
+	want []Arg    // the expected outputs given (WorkerSettings.Want), or nil
+	dir  string   // a directory of the worker's files (the expected outputs)
+
 	mu       sync.Mutex
-	setup    wireSetup // what a new child is sent: Want filled, no Reference
+	setup    wireSetup // what a new child is sent: no Reference once one ran
+	resend   bool      // the child's inputs may be overwritten: send them again
 	c        *child    // nil: start one at the next Measure
 	device   string
 	baseline float64 // ms, if hasRef
@@ -138,30 +144,38 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	if err != nil {
 		return nil, fmt.Errorf("runner: cannot find the executable to start a worker: %v", err)
 	}
-	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}}
-	w.setup = wireSetup{
-		Device:    set.Device,
-		Args:      wireArgs(p.Args, false),
-		Tolerance: p.Tolerance,
-		Reference: ref,
-		Measure:   set.Measure,
-		Faults:    set.faults,
-	}
 	if set.Want != nil {
 		if len(set.Want) != len(p.Args) {
 			return nil, fmt.Errorf("runner: %d expected outputs for %d arguments", len(set.Want), len(p.Args))
 		}
-		w.setup.Want = wireArgs(set.Want, true)
+		for i := range p.Args {
+			if a, w := &p.Args[i], &set.Want[i]; a.Output && (w.Type != a.Type || w.dataLen() != a.Len()) {
+				return nil, fmt.Errorf("runner: expected output %s: want %d %v elements, have %d %v", a.Name, a.Len(), a.Type, w.dataLen(), w.Type)
+			}
+		}
+	}
+	dir, err := os.MkdirTemp("", "hplopt-worker-")
+	if err != nil {
+		return nil, fmt.Errorf("runner: a directory for the worker's files: %v", err)
+	}
+	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, prob: p, want: set.Want, dir: dir}
+	w.setup = wireSetup{
+		Device:    set.Device,
+		Args:      wireArgs(p.Args),
+		Tolerance: p.Tolerance,
+		Reference: ref,
+		WantSent:  set.Want != nil,
+		WantFile:  filepath.Join(dir, "want"),
+		Measure:   set.Measure,
+		Faults:    set.faults,
 	}
 	c, r, err := w.spawn(ctx, set.startTimeout())
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	w.c, w.device, w.baseline, w.hasRef = c, r.Device, r.BaselineMs, ref != nil
-	if w.setup.Want == nil {
-		w.setup.Want = r.Want
-	}
-	w.setup.Reference = nil
+	w.setup.Reference = nil // the first child wrote the reference's outputs to WantFile
 	return w, nil
 }
 
@@ -259,6 +273,15 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 		}
 	}
 
+	w.mu.Lock()
+	resend := w.resend
+	w.resend = false
+	w.mu.Unlock()
+	if resend {
+		// The last variant may have written into the inputs, of which the
+		// child keeps no copy.
+		c.sendArrays(w.prob.Args, nil, true)
+	}
 	c.send(wireRequest{Op: opMeasure, Variant: v})
 	limit := w.set.compileTimeout()
 	r, st := c.await(ctx, limit)
@@ -286,6 +309,10 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 	}
 	if r.Restart {
 		w.lose(c, false)
+	} else if r.Stale {
+		w.mu.Lock()
+		w.resend = true
+		w.mu.Unlock()
 	}
 	res := autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Times: r.Times, Cost: r.Cost}
 	if r.Msg != "" {
@@ -320,6 +347,7 @@ func (w *Worker) restart(ctx context.Context) (*child, error) {
 	w.mu.Lock()
 	w.c = c
 	w.restarts++
+	w.resend = false
 	pending := append([]Variant(nil), w.pending...)
 	w.mu.Unlock()
 	for _, v := range pending {
@@ -353,6 +381,7 @@ func (w *Worker) Close() error {
 	if c != nil {
 		c.retire()
 	}
+	os.RemoveAll(w.dir)
 	return nil
 }
 
@@ -384,7 +413,10 @@ func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireRe
 		}
 		return fail("start", st)
 	}
-	go c.send(wireRequest{Op: opSetup, Setup: &setup})
+	go func() {
+		c.send(wireRequest{Op: opSetup, Setup: &setup})
+		c.sendArrays(w.prob.Args, w.want, false)
+	}()
 	r, st = c.await(ctx, time.Until(deadline))
 	if st != gotAnswer {
 		return fail("setup", st)
@@ -484,8 +516,8 @@ func startChild(exe string, stderr *tailWriter) (*child, error) {
 }
 
 // send writes a request to the child. The child reads its input all the
-// time, so this blocks only while a large setup is written. An error means
-// the child is gone, which await reports.
+// time, so this blocks only while a large request is written. An error
+// means the child is gone, which await reports.
 func (c *child) send(r wireRequest) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

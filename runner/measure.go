@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -96,8 +97,21 @@ type Measurer struct {
 	bufs []*Buffer // per argument; nil for scalars
 	// init holds the initial contents of each output (nil for the other
 	// arguments), from which the outputs are reset on the device before
-	// every launch.
+	// every launch; zero marks the outputs that start all zero, which are
+	// zeroed on the device instead (a worker's, data.go).
 	init []*Buffer
+	zero []bool
+	// hostless says that the Problem's arrays have no contents: a
+	// worker's data went straight to the device (data.go), so the inputs
+	// cannot be uploaded again from here; the parent sends them again.
+	hostless bool
+	// wantPath is the file of a worker's expected outputs (data.go); once
+	// they are set, wantFile is it open, wantOff the offset of each
+	// output in it, and want stays nil.
+	wantPath      string
+	wantFile      *os.File
+	wantOff       []int64
+	chunk, chunk2 []byte // for reading outputs back and the expected ones in chunks
 
 	want        []Arg             // expected outputs, parallel to prob.Args; nil until set
 	tols        map[int]Tolerance // per output, scaled for want
@@ -125,11 +139,25 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	m, err := openMeasurer(device, p, set)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.upload(false); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("runner: uploading the problem: %w", err)
+	}
+	return m, nil
+}
+
+// openMeasurer opens the device and allocates the buffers of p's arrays,
+// without writing them.
+func openMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, error) {
 	sess, err := Open(device)
 	if err != nil {
 		return nil, err
 	}
-	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), init: make([]*Buffer, len(p.Args)), prepared: map[string]*Program{}}
+	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), init: make([]*Buffer, len(p.Args)), zero: make([]bool, len(p.Args)), prepared: map[string]*Program{}}
 	for i := range p.Args {
 		a := &p.Args[i]
 		if a.Scalar {
@@ -145,10 +173,6 @@ func NewMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, err
 				return nil, fmt.Errorf("runner: the initial %s: %w", a.Name, err)
 			}
 		}
-	}
-	if err := m.upload(false); err != nil {
-		m.Close()
-		return nil, fmt.Errorf("runner: uploading the problem: %w", err)
 	}
 	return m, nil
 }
@@ -185,11 +209,26 @@ func (m *Measurer) upload(outputsOnly bool) error {
 				return fmt.Errorf("writing %s: %w", a.Name, err)
 			}
 		}
-		if m.init[i] != nil {
-			if err := m.bufs[i].CopyFrom(m.init[i]); err != nil {
-				return fmt.Errorf("resetting %s: %w", a.Name, err)
+		if a.Output {
+			if err := m.resetOutput(i); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// resetOutput gives output i its initial contents on the device.
+func (m *Measurer) resetOutput(i int) error {
+	var err error
+	switch {
+	case m.zero[i]:
+		err = m.bufs[i].zero()
+	case m.init[i] != nil:
+		err = m.bufs[i].CopyFrom(m.init[i])
+	}
+	if err != nil {
+		return fmt.Errorf("resetting %s: %w", m.prob.Args[i].Name, err)
 	}
 	return nil
 }
@@ -222,14 +261,20 @@ func (m *Measurer) Expected() []Arg { return m.want }
 // returns it. Its outputs become the expected outputs, unless they were
 // set with SetExpected: then ref is checked against them.
 func (m *Measurer) SetReference(ref Variant) (ms float64, err error) {
-	res, got, _ := m.run(context.Background(), ref, nil)
-	if res.Outcome == autotune.OK && m.want != nil {
-		res = m.check(res, got)
+	res, got, _ := m.run(context.Background(), ref, nil, !m.hasWant() && !m.hostless)
+	if res.Outcome == autotune.OK && m.hasWant() {
+		res = m.check(res)
 	}
 	if res.Outcome != autotune.OK {
 		return 0, fmt.Errorf("runner: reference variant %s: %v: %v", ref.KernelName, res.Outcome, res.Err)
 	}
-	if m.want == nil {
+	switch {
+	case m.hasWant():
+	case m.hostless:
+		if err := m.saveWant(); err != nil {
+			return 0, fmt.Errorf("runner: the reference's outputs: %v", err)
+		}
+	default:
 		m.setWant(got)
 	}
 	m.baseline, m.hasRef = res.Ms, true
@@ -299,21 +344,21 @@ func (m *Measurer) Measure(ctx context.Context, v Variant) autotune.Result {
 // restart reports that the OpenCL state may be damaged (an error after a
 // kernel was enqueued).
 func (m *Measurer) measure(ctx context.Context, v Variant, compiled func()) (res autotune.Result, restart bool) {
-	if m.want == nil {
+	if !m.hasWant() {
 		return autotune.Result{Outcome: autotune.Launch, Err: errors.New("runner: no expected outputs: call SetReference or SetExpected first")}, false
 	}
-	res, got, restart := m.run(ctx, v, compiled)
+	res, _, restart = m.run(ctx, v, compiled, false)
 	if res.Outcome == autotune.OK {
 		start := time.Now()
-		res = m.check(res, got)
+		res = m.check(res)
 		res.Cost.Check = time.Since(start)
 	}
 	return res, restart
 }
 
-// run builds v, launches it and reads the outputs back, which it returns
-// in a slice parallel to the Problem's Args.
-func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res autotune.Result, got []Arg, restart bool) {
+// run builds v and launches it; with readBack, it reads the outputs back,
+// which it returns in a slice parallel to the Problem's Args.
+func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack bool) (res autotune.Result, got []Arg, restart bool) {
 	var cost autotune.Cost
 	start, built := time.Now(), time.Time{}
 	fail := func(o autotune.Outcome, format string, args ...any) (autotune.Result, []Arg, bool) {
@@ -354,7 +399,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res aut
 		return fail(autotune.Compile, "%v", err)
 	}
 	defer k.Close()
-	if m.inputsStale {
+	if m.inputsStale && !m.hostless {
 		if err := m.upload(false); err != nil {
 			restart = true
 			return fail(autotune.Launch, "uploading the inputs again: %v", err)
@@ -389,6 +434,10 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res aut
 			break
 		}
 	}
+	cost.Run = time.Since(built)
+	if !readBack {
+		return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, nil, false
+	}
 	got = make([]Arg, len(m.prob.Args))
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
@@ -415,6 +464,9 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func()) (res aut
 	return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, got, false
 }
 
+// hasWant reports whether the expected outputs are set.
+func (m *Measurer) hasWant() bool { return m.want != nil || m.wantFile != nil }
+
 // setWant makes want the expected outputs, with the tolerance of each
 // scaled to its RMS once here rather than at every check.
 func (m *Measurer) setWant(want []Arg) {
@@ -424,12 +476,29 @@ func (m *Measurer) setWant(want []Arg) {
 	}
 }
 
-// check compares the outputs got of the run res with the expected ones
-// and returns res or the Wrong result, with res's Cost either way.
-func (m *Measurer) check(res autotune.Result, got []Arg) autotune.Result {
+// check compares the outputs of the run res, read back from the device
+// in chunks, with the expected ones and returns res or the Wrong (or
+// Launch, when an output cannot be read) result, with res's Cost either
+// way.
+func (m *Measurer) check(res autotune.Result) autotune.Result {
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
-		if err := compareScaled(a.Name, a.Dims, &got[i], &m.want[i], m.tols[i]); err != nil {
+		n, per := a.Len(), chunkBytes/a.Type.Size()
+		var t tally
+		for lo := 0; lo < n; lo += per {
+			hi := min(n, lo+per)
+			got, err := m.readChunk(i, lo, hi)
+			if err != nil {
+				m.inputsStale = true
+				return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: reading %s back: %v", a.Name, err), Cost: res.Cost, Times: res.Times}
+			}
+			want, err := m.wantChunk(i, lo, hi)
+			if err != nil {
+				return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: reading the expected %s: %v", a.Name, err), Cost: res.Cost, Times: res.Times}
+			}
+			t.add(tallyScaled(&got, &want, m.tols[i]), lo)
+		}
+		if err := t.err(a.Name, a.Dims, a.Type, m.tols[i], n); err != nil {
 			m.inputsStale = true
 			return autotune.Result{Outcome: autotune.Wrong, Err: fmt.Errorf("runner: wrong result: %v", err), Cost: res.Cost, Times: res.Times}
 		}
@@ -458,7 +527,10 @@ func (m *Measurer) Close() error {
 	}
 	m.prepared, m.order = nil, nil
 	m.mu.Unlock()
-	for _, b := range append(m.bufs, m.init...) {
+	if m.wantFile != nil {
+		m.wantFile.Close()
+	}
+	for _, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
 		if b != nil {
 			b.Close()
 		}

@@ -100,6 +100,16 @@ func (t Tolerance) scaled(scale float64) Tolerance {
 // rms is the root mean square of a float array's finite elements, 0 for
 // other arrays.
 func (a *Arg) rms() float64 {
+	sum, n := a.sumSquares()
+	if n == 0 {
+		return 0
+	}
+	return math.Sqrt(sum / float64(n))
+}
+
+// sumSquares returns the sum of the squares of a float array's finite
+// elements and their number (0, 0 for other arrays).
+func (a *Arg) sumSquares() (float64, int) {
 	var sum float64
 	n := 0
 	add := func(x float64) {
@@ -118,10 +128,7 @@ func (a *Arg) rms() float64 {
 			add(x)
 		}
 	}
-	if n == 0 {
-		return 0
-	}
-	return math.Sqrt(sum / float64(n))
+	return sum, n
 }
 
 // Close reports whether got is within the tolerance of want.
@@ -174,10 +181,13 @@ func (a *Arg) dataLen() int {
 // scalar with no contents, an array with positive Dims and a slice of its
 // type of their product's length (and no other slice), and at least one
 // output.
-func (p *Problem) Validate() error {
+func (p *Problem) Validate() error { return p.check((*Arg).validate) }
+
+// check checks every argument with valid and that there is an output.
+func (p *Problem) check(valid func(*Arg) error) error {
 	outputs := 0
 	for i := range p.Args {
-		if err := p.Args[i].validate(); err != nil {
+		if err := valid(&p.Args[i]); err != nil {
 			return fmt.Errorf("runner: problem argument %d (%s): %v", i, p.Args[i].Name, err)
 		}
 		if p.Args[i].Output {
@@ -190,24 +200,20 @@ func (p *Problem) Validate() error {
 	return nil
 }
 
-func (a *Arg) validate() error {
+// validateShapes is Validate for a problem whose arrays have no contents
+// (a worker's, whose contents go straight to the device).
+func (p *Problem) validateShapes() error { return p.check((*Arg).validateShape) }
+
+// validateShape checks an argument's type and shape, not its contents.
+func (a *Arg) validateShape() error {
 	switch a.Type {
 	case ast.Int, ast.Float, ast.Double:
 	default:
 		return fmt.Errorf("type %v: want int32, float32 or float64", a.Type)
 	}
-	slices := 0
-	for _, n := range []int{len(a.F32), len(a.F64), len(a.I32)} {
-		if n > 0 {
-			slices++
-		}
-	}
 	if a.Scalar {
 		if a.Output {
 			return fmt.Errorf("a scalar cannot be an output")
-		}
-		if len(a.Dims) > 0 || slices > 0 {
-			return fmt.Errorf("a scalar has no Dims or contents")
 		}
 		return nil
 	}
@@ -218,6 +224,25 @@ func (a *Arg) validate() error {
 		if d <= 0 {
 			return fmt.Errorf("Dims %v: extents must be positive", a.Dims)
 		}
+	}
+	return nil
+}
+
+func (a *Arg) validate() error {
+	if err := a.validateShape(); err != nil {
+		return err
+	}
+	slices := 0
+	for _, n := range []int{len(a.F32), len(a.F64), len(a.I32)} {
+		if n > 0 {
+			slices++
+		}
+	}
+	if a.Scalar {
+		if slices > 0 || len(a.Dims) > 0 {
+			return fmt.Errorf("a scalar has no Dims or contents")
+		}
+		return nil
 	}
 	if n := a.dataLen(); n != a.Len() || slices != 1 {
 		return fmt.Errorf("Dims %v need %d %v elements in the %s slice (and no other slice); it has %d", a.Dims, a.Len(), a.Type, sliceName(a.Type), n)
@@ -268,14 +293,46 @@ func compareArg(name string, dims []int, got, want *Arg, tol Tolerance) error {
 // compareChunk is how many elements one goroutine of compareScaled checks.
 const compareChunk = 1 << 18
 
-// compareScaled is compareArg with the tolerance already scaled. Large
-// outputs are checked in chunks in parallel.
+// compareScaled is compareArg with the tolerance already scaled.
 func compareScaled(name string, dims []int, got, want *Arg, tol Tolerance) error {
-	n := got.dataLen()
-	type tally struct {
-		bad, first int
-		g, w       float64
+	t := tallyScaled(got, want, tol)
+	return t.err(name, dims, got.Type, tol, got.dataLen())
+}
+
+// tally counts the elements outside the tolerance and keeps the first.
+type tally struct {
+	bad, first int
+	g, w       float64
+}
+
+// add adds u, a tally of the elements from offset on, to t, a tally of
+// those before.
+func (t *tally) add(u tally, offset int) {
+	if u.bad > 0 && t.bad == 0 {
+		t.first, t.g, t.w = u.first+offset, u.g, u.w
 	}
+	t.bad += u.bad
+}
+
+// err is nil for a tally without wrong elements, else the error naming
+// the first wrong one of the n elements of output name.
+func (t tally) err(name string, dims []int, typ ast.Type, tol Tolerance, n int) error {
+	if t.bad == 0 {
+		return nil
+	}
+	bound := "tolerance " + tol.String()
+	if typ == ast.Int {
+		bound = "exact"
+	}
+	return fmt.Errorf("output %s%s (flat index %d) = %g, want %g (%s); %d of %d elements wrong",
+		name, index(dims, t.first), t.first, t.g, t.w, bound, t.bad, n)
+}
+
+// tallyScaled compares got with want (arrays of the same type and length)
+// with the tolerance already scaled. Large outputs are checked in chunks
+// in parallel.
+func tallyScaled(got, want *Arg, tol Tolerance) tally {
+	n := got.dataLen()
 	span := func(lo, hi int) (t tally) {
 		t.first = -1
 		check := func(i int, gi, wi float64, ok bool) {
@@ -316,18 +373,7 @@ func compareScaled(name string, dims []int, got, want *Arg, tol Tolerance) error
 	wg.Wait()
 	var all tally
 	for _, t := range parts { // in index order: the first bad chunk holds the first bad element
-		if t.bad > 0 && all.bad == 0 {
-			all.first, all.g, all.w = t.first, t.g, t.w
-		}
-		all.bad += t.bad
+		all.add(t, 0)
 	}
-	if all.bad == 0 {
-		return nil
-	}
-	bound := "tolerance " + tol.String()
-	if got.Type == ast.Int {
-		bound = "exact"
-	}
-	return fmt.Errorf("output %s%s (flat index %d) = %g, want %g (%s); %d of %d elements wrong",
-		name, index(dims, all.first), all.first, all.g, all.w, bound, all.bad, n)
+	return all
 }

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,7 +50,10 @@ func isWorker() bool { return len(os.Args) > 1 && os.Args[1] == workerArg }
 // serve is the worker's side of the conversation, on in and out; it
 // returns the process's exit status.
 func serve(in io.Reader, out io.Writer) int {
-	dec, enc := gob.NewDecoder(in), gob.NewEncoder(out)
+	// The arrays' contents follow their headers on the same stream: the
+	// decoder reads from br exactly the messages, the receiver the rest.
+	br := bufio.NewReaderSize(in, 1<<16)
+	dec, enc := gob.NewDecoder(br), gob.NewEncoder(out)
 	if enc.Encode(wireResponse{Op: opHello}) != nil {
 		return 1
 	}
@@ -58,7 +63,8 @@ func serve(in io.Reader, out io.Writer) int {
 		return 1
 	}
 	inject(req.Setup.Faults, atSetup, "")
-	m, r, err := setupWorker(req.Setup)
+	rc := &receiver{r: br}
+	m, r, err := setupWorker(req.Setup, dec, rc)
 	if err != nil {
 		enc.Encode(wireResponse{Op: opSetup, Err: err.Error()})
 		return 1
@@ -90,6 +96,14 @@ func serve(in io.Reader, out io.Writer) int {
 				m.Prepare(r.Variant)
 			case opMeasure:
 				measure <- r.Variant
+			case opData:
+				// The inputs again, after a variant that may have
+				// overwritten them: the parent sends them only between
+				// measurements, so no launch runs now.
+				if r.Data == nil || rc.array(r.Data) != nil {
+					return
+				}
+				m.inputsStale = false
 			}
 		}
 	}()
@@ -99,7 +113,7 @@ func serve(in io.Reader, out io.Writer) int {
 			send(wireResponse{Op: opCompiled})
 			inject(req.Setup.Faults, atRun, v.Source)
 		})
-		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: restart}
+		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: restart, Stale: m.inputsStale}
 		if res.Err != nil {
 			a.Msg = res.Err.Error()
 		}
@@ -110,30 +124,73 @@ func serve(in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// setupWorker makes the worker's Measurer and runs the reference.
-func setupWorker(s *wireSetup) (*Measurer, wireResponse, error) {
+// setupWorker makes the worker's Measurer from the setup and the arrays'
+// contents that follow it on the stream (dec for the headers, rc for the
+// contents), and sets the expected outputs: those sent, those of WantFile,
+// or the reference's, then written to WantFile.
+func setupWorker(s *wireSetup, dec *gob.Decoder, rc *receiver) (*Measurer, wireResponse, error) {
 	p := &Problem{Args: fromWire(s.Args), Tolerance: s.Tolerance}
-	m, err := NewMeasurer(s.Device, p, s.Measure)
+	if err := p.validateShapes(); err != nil {
+		return nil, wireResponse{}, err
+	}
+	m, err := openMeasurer(s.Device, p, s.Measure)
 	if err != nil {
 		return nil, wireResponse{}, err
 	}
-	r := wireResponse{Op: opSetup, Device: m.Device()}
-	if s.Want != nil {
-		if err := m.SetExpected(fromWire(s.Want)); err != nil {
-			m.Close()
-			return nil, wireResponse{}, err
+	m.hostless, m.wantPath = true, s.WantFile
+	rc.m = m
+	fail := func(err error) (*Measurer, wireResponse, error) {
+		m.Close()
+		return nil, wireResponse{}, err
+	}
+	if s.WantFile == "" {
+		return fail(errors.New("runner: worker: no file for the expected outputs"))
+	}
+	// The arrays' contents, then the expected outputs if they are sent.
+	arrays := 0
+	for i := range p.Args {
+		if !p.Args[i].Scalar {
+			arrays++
 		}
 	}
+	if s.WantSent {
+		arrays += len(p.outputs())
+	}
+	for ; arrays > 0; arrays-- {
+		var req wireRequest
+		if err := dec.Decode(&req); err != nil {
+			return fail(fmt.Errorf("runner: worker: reading the problem's arrays: %v", err))
+		}
+		if req.Op != opData || req.Data == nil {
+			return fail(fmt.Errorf("runner: worker: %v instead of the problem's arrays", req.Op))
+		}
+		if err := rc.array(req.Data); err != nil {
+			return fail(err)
+		}
+	}
+	if rc.want != nil {
+		if err := rc.want.Close(); err != nil {
+			return fail(fmt.Errorf("runner: worker: writing the expected outputs: %v", err))
+		}
+		rc.want = nil
+	}
+	// The expected outputs: sent, or written by the worker this one
+	// replaces, or else the reference's (SetReference writes them).
+	if _, err := os.Stat(s.WantFile); err == nil {
+		if err := m.useWantFile(); err != nil {
+			return fail(err)
+		}
+	}
+	r := wireResponse{Op: opSetup, Device: m.Device()}
 	if s.Reference != nil {
 		ms, err := m.SetReference(*s.Reference)
 		if err != nil {
-			m.Close()
-			return nil, wireResponse{}, err
+			return fail(err)
 		}
 		r.BaselineMs = ms
-		if s.Want == nil {
-			r.Want = wireArgs(m.Expected(), true)
-		}
+	}
+	if !m.hasWant() {
+		return fail(errors.New("runner: worker: no expected outputs: no reference variant, none sent and no file of them"))
 	}
 	return m, r, nil
 }

@@ -239,8 +239,10 @@ func (s *Session) build(e *entry, src, options string) {
 	} else if e.err != nil {
 		e.err = fmt.Errorf("runner: %w", e.err)
 	}
-	close(e.done)
+	// The build's use ends before its waiters go on, so that what they
+	// release after Wait finds the build's use gone.
 	s.release(e, false)
+	close(e.done)
 }
 
 // Wait waits for the program's build and returns its error.

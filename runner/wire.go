@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"encoding/binary"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"strconv"
 
 	"github.com/hplopt/hplopt/ast"
@@ -25,10 +23,11 @@ const (
 	opCompiled                   // child → parent: the variant is built, runs start
 	opResult                     // child → parent: the variant's result
 	opBuilt                      // child → parent: a prepared variant's build ended (Msg: its sourceKey)
+	opData                       // parent → child: Data announces an array's contents, which follow
 )
 
 func (o wireOp) String() string {
-	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built"}
+	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "data"}
 	if o > 0 && int(o) < len(names) {
 		return names[o]
 	}
@@ -39,16 +38,21 @@ type wireRequest struct {
 	Op      wireOp
 	Setup   *wireSetup
 	Variant Variant
+	Data    *wireData
 }
 
 type wireSetup struct {
 	Device    string
-	Args      []wireArg
+	Args      []wireArg // their contents follow the setup (data.go)
 	Tolerance Tolerance
-	Reference *Variant  // nil: Want holds the expected outputs
-	Want      []wireArg // parallel to Args; only outputs carry contents
-	Measure   MeasureSettings
-	Faults    []fault // failures to inject, for tests
+	Reference *Variant // the variant whose outputs are expected; nil when they are given
+	// WantSent says that the expected outputs follow the arrays' contents;
+	// otherwise they are in WantFile if it exists, else the reference's
+	// outputs, which the worker writes to WantFile.
+	WantSent bool
+	WantFile string
+	Measure  MeasureSettings
+	Faults   []fault // failures to inject, for tests
 }
 
 // fault is a failure a worker makes on purpose, so that tests can show
@@ -93,7 +97,6 @@ type wireResponse struct {
 
 	Device     string
 	BaselineMs float64
-	Want       []wireArg
 
 	Outcome autotune.Outcome
 	Ms      float64
@@ -101,84 +104,38 @@ type wireResponse struct {
 	Cost    autotune.Cost
 	Msg     string
 	Restart bool // the child's OpenCL state may be damaged: replace it
+	// Stale says that the variant may have overwritten the inputs, which
+	// the child does not keep: send them again before the next variant.
+	Stale bool
 }
 
-// wireArg is an Arg with its contents as little-endian bytes, which gob
-// copies instead of encoding element by element.
+// wireArg is an Arg without its contents, which follow the setup on the
+// stream (data.go).
 type wireArg struct {
 	Name   string
 	Scalar bool
 	Type   ast.Type
 	Dims   []int
-	Raw    []byte
 	Value  float64
 	Output bool
 }
 
-// wireArgs converts args for the wire; with outputsOnly, only the
-// contents of outputs are sent.
-func wireArgs(args []Arg, outputsOnly bool) []wireArg {
+// wireArgs converts args for the wire, without their contents.
+func wireArgs(args []Arg) []wireArg {
 	out := make([]wireArg, len(args))
 	for i := range args {
 		a := &args[i]
 		out[i] = wireArg{Name: a.Name, Scalar: a.Scalar, Type: a.Type, Dims: a.Dims, Value: a.Value, Output: a.Output}
-		if outputsOnly && !a.Output {
-			continue
-		}
-		switch {
-		case a.F32 != nil:
-			b := make([]byte, 4*len(a.F32))
-			for j, x := range a.F32 {
-				binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(x))
-			}
-			out[i].Raw = b
-		case a.F64 != nil:
-			b := make([]byte, 8*len(a.F64))
-			for j, x := range a.F64 {
-				binary.LittleEndian.PutUint64(b[8*j:], math.Float64bits(x))
-			}
-			out[i].Raw = b
-		case a.I32 != nil:
-			b := make([]byte, 4*len(a.I32))
-			for j, x := range a.I32 {
-				binary.LittleEndian.PutUint32(b[4*j:], uint32(x))
-			}
-			out[i].Raw = b
-		}
 	}
 	return out
 }
 
-// fromWire converts args back; an array without contents gets none.
+// fromWire converts args back, without contents.
 func fromWire(args []wireArg) []Arg {
 	out := make([]Arg, len(args))
 	for i := range args {
 		a := &args[i]
 		out[i] = Arg{Name: a.Name, Scalar: a.Scalar, Type: a.Type, Dims: a.Dims, Value: a.Value, Output: a.Output}
-		if a.Raw == nil {
-			continue
-		}
-		b := a.Raw
-		switch a.Type {
-		case ast.Float:
-			v := make([]float32, len(b)/4)
-			for j := range v {
-				v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
-			}
-			out[i].F32 = v
-		case ast.Double:
-			v := make([]float64, len(b)/8)
-			for j := range v {
-				v[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
-			}
-			out[i].F64 = v
-		case ast.Int:
-			v := make([]int32, len(b)/4)
-			for j := range v {
-				v[j] = int32(binary.LittleEndian.Uint32(b[4*j:]))
-			}
-			out[i].I32 = v
-		}
 	}
 	return out
 }

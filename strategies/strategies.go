@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/costmodel"
 	"github.com/hplopt/hplopt/genetic"
 )
 
@@ -23,7 +24,14 @@ const (
 	Genetic    = "genetic"
 	Random     = "random"
 	Exhaustive = "exhaustive"
+	Annealing  = "annealing"
+	PSO        = "pso"
+	Bandit     = "bandit"
+	Model      = "model"
 )
+
+// BanditTechniques are the strategies the bandit chooses among, by name.
+var BanditTechniques = []string{Annealing, PSO, Genetic, Random}
 
 // Default is the strategy used when none is named.
 const Default = Genetic
@@ -35,6 +43,11 @@ type Options struct {
 	// canonical shapes); strategies that start from a population or a
 	// current point use them, others ignore them. Default none.
 	Seeds []autotune.Point
+	// Evaluations is the search's budget of evaluations when it is known
+	// (a replay's -e); strategies that plan by it (annealing's cooling,
+	// the model's stages) use it. Default 0: unknown (see each strategy's
+	// default).
+	Evaluations int
 	// Genetic tunes the genetic algorithm (its Seeds are appended to
 	// Seeds above). Default: genetic.Settings{}.
 	Genetic genetic.Settings
@@ -62,6 +75,35 @@ var registry = []Info{
 		func(space *autotune.Space, _ *rand.Rand, _ Options) autotune.Strategy {
 			return autotune.NewExhaustive(space)
 		}},
+	{Annealing, "CLTune's simulated annealing over neighbours (one parameter moved to an adjacent value): T0 0.5 on relative time differences, cooling linearly to 0 over the evaluation budget (default 2.5% of the space, 100 to 1000), random restarts when stuck",
+		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+			return autotune.NewAnnealing(space, r, autotune.AnnealingSettings{Horizon: opt.Evaluations, Seeds: opt.Seeds})
+		}},
+	{PSO, "CLTune's discrete particle swarm: 6 particles, each parameter from the swarm's best with probability 0.4, else a random value with probability 0.4",
+		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+			return autotune.NewPSO(space, r, autotune.PSOSettings{Seeds: opt.Seeds})
+		}},
+	{Model, "Falch & Elster's two stages: bagged neural networks (11 of 20 sigmoid units) trained on a random sample (a fifth of the evaluation budget, at least 10; else 100 points) predict the space; the predicted fastest are measured in rounds (a twentieth of the budget, at least 5; else 25), retrained before each",
+		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+			return costmodel.New(space, r, costmodel.Settings{Evaluations: opt.Evaluations, Seeds: opt.Seeds})
+		}},
+}
+
+func init() {
+	// Registered here, not in the list: it makes its techniques through
+	// the registry.
+	registry = append(registry, Info{Bandit, "an AUC bandit (OpenTuner's, window 500, C 0.05) choosing each step among " + strings.Join(BanditTechniques, ", ") + ", which share one result history",
+		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+			techs := make([]autotune.Strategy, len(BanditTechniques))
+			for i, name := range BanditTechniques {
+				info, err := Lookup(name)
+				if err != nil {
+					panic(err) // a name of this package
+				}
+				techs[i] = info.New(space, r, opt)
+			}
+			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
+		}})
 }
 
 // All returns the registered strategies, the default first.

@@ -1,6 +1,8 @@
 package strategies_test
 
 import (
+	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -50,6 +52,141 @@ func TestRegistryMakesWorkingStrategies(t *testing.T) {
 				t.Errorf("%s proposed %v, not in the space", info.Name, p)
 			}
 			s.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: float64(p.Get("a"))})
+		}
+	}
+}
+
+// testSpace has dependent ranges (b a power of 2 up to a) and 210 points.
+func testSpace(t testing.TB) *autotune.Space {
+	t.Helper()
+	space, err := autotune.NewSpace(
+		autotune.Param{Name: "a", Range: func(autotune.Point) []int { return []int{1, 2, 4, 8, 16, 32} }},
+		autotune.Param{Name: "b", Deps: []string{"a"}, Range: func(p autotune.Point) []int {
+			var r []int
+			for b := 1; b <= p.Get("a"); b *= 2 {
+				r = append(r, b)
+			}
+			return r
+		}},
+		autotune.Param{Name: "c", Range: func(autotune.Point) []int { return []int{0, 1, 2, 3, 4} }},
+		autotune.Param{Name: "d", Range: func(autotune.Point) []int { return []int{0, 1} }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := space.Size().Int64(); n != 210 {
+		t.Fatalf("test space has %d points, want 210", n)
+	}
+	return space
+}
+
+// testEval is a smooth time with failures: a=32,b=1 does not compile,
+// c=4,d=1 is illegal, and one point in 7 of a band fails at launch.
+func testEval(_ context.Context, p autotune.Point) autotune.Result {
+	a, b, c, d := p.Get("a"), p.Get("b"), p.Get("c"), p.Get("d")
+	switch {
+	case a == 32 && b == 1:
+		return autotune.Result{Outcome: autotune.Compile}
+	case c == 4 && d == 1:
+		return autotune.Result{Outcome: autotune.Illegal}
+	case (a*b+c)%7 == 3 && d == 0:
+		return autotune.Result{Outcome: autotune.Launch}
+	}
+	la, lb := math.Log2(float64(a)), math.Log2(float64(b))
+	return autotune.Result{Outcome: autotune.OK, Ms: 1 + (la-3)*(la-3) + (lb-2)*(lb-2) + math.Abs(float64(c)-1.5) + float64(d)/3}
+}
+
+// Every registered strategy proposes only points of the space, never one
+// twice, copes with failures, and ends (ok=false) after proposing them all.
+func TestStrategiesExhaustSpaceOnce(t *testing.T) {
+	space := testSpace(t)
+	for _, info := range strategies.All() {
+		s, err := strategies.New(info.Name, space, autotune.NewRand(3), strategies.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		ev := autotune.EvaluatorFunc(func(ctx context.Context, p autotune.Point) autotune.Result {
+			if !space.Contains(p) {
+				t.Errorf("%s proposed %v, not in the space", info.Name, p)
+			}
+			if seen[p.Key()] {
+				t.Errorf("%s proposed %v twice", info.Name, p)
+			}
+			seen[p.Key()] = true
+			return testEval(ctx, p)
+		})
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 1000}, space, s, ev)
+		if err != nil {
+			t.Fatalf("%s: %v", info.Name, err)
+		}
+		if rep.Stopped != autotune.StopExhausted || rep.Evaluations != 210 {
+			t.Errorf("%s: %d evaluations, stopped by %s; want 210, exhausted", info.Name, rep.Evaluations, rep.Stopped)
+		}
+		if _, ok := s.Next(); ok {
+			t.Errorf("%s: Next after exhaustion returned a point", info.Name)
+		}
+	}
+}
+
+// A search is reproduced by its seed, and another seed gives another
+// search.
+func TestStrategiesDeterministic(t *testing.T) {
+	space := testSpace(t)
+	run := func(name string, seed uint64) string {
+		s, err := strategies.New(name, space, autotune.NewRand(seed), strategies.Options{Evaluations: 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 30}, space, s, autotune.EvaluatorFunc(testEval))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, e := range rep.History {
+			keys = append(keys, e.Point.Key())
+		}
+		return strings.Join(keys, " ")
+	}
+	for _, name := range strategies.Names() {
+		a, b := run(name, 7), run(name, 7)
+		if a != b {
+			t.Errorf("%s: two searches with seed 7 differ", name)
+		}
+		if name != strategies.Exhaustive && a == run(name, 8) {
+			t.Errorf("%s: seeds 7 and 8 give the same search", name)
+		}
+	}
+}
+
+// A Lookahead's upcoming points are the ones Next returns next.
+func TestStrategiesLookahead(t *testing.T) {
+	space := testSpace(t)
+	for _, info := range strategies.All() {
+		s := info.New(space, autotune.NewRand(5), strategies.Options{Evaluations: 50})
+		la, ok := s.(autotune.Lookahead)
+		if !ok {
+			continue
+		}
+		for step := 0; step < 50; {
+			up := la.Upcoming(3)
+			if len(up) == 0 {
+				p, ok := s.Next()
+				if !ok {
+					break
+				}
+				s.Tell(p, testEval(context.Background(), p))
+				step++
+				continue
+			}
+			for _, q := range up {
+				p, ok := s.Next()
+				if !ok || !p.Equal(q) {
+					t.Fatalf("%s, step %d: Upcoming promised %v, Next returned %v, %v", info.Name, step, q, p, ok)
+				}
+				s.Tell(p, testEval(context.Background(), p))
+				step++
+			}
 		}
 	}
 }

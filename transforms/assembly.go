@@ -9,7 +9,9 @@ var assembly = &Pass{
 work-group's blocks; per point, the loads and the statements before the nest;
 the tile loops with the local-memory copies between barriers around the
 element loops, whose body runs once per point; per point, the statements after
-the nest and the stores.`,
+the nest and the stores. Without a loop nest, the copies and a barrier come
+before the points' code (and a barrier after it when the work-group visits
+several blocks).`,
 	Run: func(s *state) error {
 		s.comp.Body = s.assemble()
 		s.assembled = true
@@ -26,36 +28,26 @@ func (s *state) assemble() *ast.Block {
 		g := s.geom[d]
 		inner = append(inner, ast.IntDecl(g.b, s.blockBase(d)))
 	}
+	// Without a loop nest, the staged arrays are copied once per block of
+	// the work-group, before the points' code; a barrier after it keeps the
+	// next block's copy from overwriting what a work-item still reads.
+	repeat := false
+	if len(s.loops) == 0 && len(s.local.copies) > 0 {
+		inner = append(append(inner, s.local.copies...), &ast.Barrier{Local: true})
+		for d := 0; d < s.dims; d++ {
+			repeat = repeat || s.geom[d].cyclic
+		}
+	}
 	inner = append(inner, s.perPoint(concat(s.private.loads, s.pre))...)
-	if len(s.loops) > 0 {
-		var nest ast.Stmt
-		for i := len(s.loops) - 1; i >= 0; i-- {
-			e := s.loops[i].elem
-			if nest == nil {
-				e.Body = ast.NewBlock(s.perPoint(s.body)...)
-			} else {
-				e.Body = ast.NewBlock(nest)
-			}
-			nest = e
-		}
-		list := []ast.Stmt{nest}
-		if len(s.local.copies) > 0 {
-			list = append(append(append([]ast.Stmt{}, s.local.copies...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
-		}
-		s.tileLoop = nil
-		for i := len(s.loops) - 1; i >= 0; i-- {
-			l := s.loops[i]
-			if l.split {
-				f := ast.Loop(ast.TileLoop, l.tile, ast.CloneExpr(l.Lo), ast.CloneExpr(l.Hi), ast.IntConst(int64(l.T)), list...)
-				if s.tileLoop == nil && len(s.local.copies) > 0 {
-					s.tileLoop = f
-				}
-				list = []ast.Stmt{f}
-			}
-		}
-		inner = append(inner, list...)
+	if s.outer != nil {
+		inner = append(inner, s.outerLoop())
+	} else if len(s.loops) > 0 {
+		inner = append(inner, s.nestCode()...)
 	}
 	inner = append(inner, s.perPoint(concat(s.post, s.private.stores))...)
+	if repeat {
+		inner = append(inner, &ast.Barrier{Local: true})
+	}
 	out := inner
 	for d := 0; d < s.dims; d++ {
 		g := s.geom[d]
@@ -69,9 +61,71 @@ func (s *state) assemble() *ast.Block {
 	return ast.NewBlock(concat(s.local.decls, s.hoisted, s.private.decls, s.remaps(), out)...)
 }
 
+// outerLoop is the outer loop around the nest: over the work-group's range
+// of its bounds (the same for all its work-items, so that the nest's tiles
+// may hold barriers), its statements before and after the nest run per
+// point, each point within its own bounds.
+func (s *state) outerLoop() ast.Stmt {
+	o := s.outer
+	conds := s.bounds(o, false)
+	lo, hi := ast.CloneExpr(o.Lo), ast.CloneExpr(o.Hi)
+	if o.lower != nil {
+		lo = s.groupBound(o.lower, false)
+	}
+	if o.upper != nil {
+		hi = s.groupBound(o.upper, true)
+	}
+	body := concat(s.perPoint(s.opre, conds...), s.nestCode(), s.perPoint(s.opost, cloneAll(conds)...))
+	return ast.Loop(ast.UserLoop, o.Var, lo, hi, ast.IntConst(1), body...)
+}
+
+// nestCode is the nest: the tile loops with the local-memory copies between
+// barriers around the element loops, whose body runs per point.
+func (s *state) nestCode() []ast.Stmt {
+	var nest ast.Stmt
+	for i := len(s.loops) - 1; i >= 0; i-- {
+		e := s.loops[i].elem
+		if nest == nil {
+			more := s.pointBounds()
+			if s.outer != nil {
+				more = append(more, s.bounds(s.outer, false)...)
+			}
+			e.Body = ast.NewBlock(s.perPoint(s.body, more...)...)
+		} else {
+			e.Body = ast.NewBlock(nest)
+		}
+		nest = e
+	}
+	list := []ast.Stmt{nest}
+	if len(s.local.copies) > 0 {
+		list = append(append(append([]ast.Stmt{}, s.local.copies...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
+	}
+	s.tileLoop = nil
+	for i := len(s.loops) - 1; i >= 0; i-- {
+		l := s.loops[i]
+		if l.split {
+			lo, hi := ast.CloneExpr(l.Lo), ast.CloneExpr(l.Hi)
+			if l.lower != nil {
+				lo = s.groupBound(l.lower, false)
+			}
+			if l.upper != nil {
+				hi = s.groupBound(l.upper, true)
+			}
+			f := ast.Loop(ast.TileLoop, l.tile, lo, hi, ast.IntConst(int64(l.T)), list...)
+			if s.tileLoop == nil && len(s.local.copies) > 0 {
+				s.tileLoop = f
+			}
+			list = []ast.Stmt{f}
+		}
+	}
+	return list
+}
+
 // perPoint wraps stmts in the loops over the points of a block, with a
-// guard when points can fall outside the domain.
-func (s *state) perPoint(stmts []ast.Stmt) []ast.Stmt {
+// guard when points can fall outside the domain, the kernel's bounds guard
+// for the point, and the conditions more, which may use the point's
+// coordinates (s.coord).
+func (s *state) perPoint(stmts []ast.Stmt, more ...ast.Expr) []ast.Stmt {
 	if len(stmts) == 0 {
 		return nil
 	}
@@ -84,6 +138,10 @@ func (s *state) perPoint(stmts []ast.Stmt) []ast.Stmt {
 		}
 		conds = append(conds, ast.Bin(ast.Lt, s.coord(d), ast.IntConst(int64(g.N))))
 	}
+	if s.guard != nil {
+		conds = append(conds, ast.Substitute(s.guard, s.pointRepl()))
+	}
+	conds = append(conds, more...)
 	if c := all(conds); c != nil {
 		body = []ast.Stmt{&ast.If{Cond: c, Then: ast.NewBlock(body...)}}
 	}

@@ -11,21 +11,19 @@ cyclic loop is dropped when a work-item gets one block, the point loop when
 a block has one point. Variables whose values live across the parts of the
 compute section are held once per point.`,
 	Run: func(s *state) error {
-		repl := map[string]ast.Expr{}
-		for d := 0; d < s.dims; d++ {
-			g := s.geom[d]
-			repl[(&ast.Special{Kind: ast.GlobalID, Dim: d}).Name()] = s.coord(d)
-			repl[(&ast.Special{Kind: ast.GlobalSize, Dim: d}).Name()] = ast.IntConst(int64(g.N))
-		}
-		for _, part := range []*[]ast.Stmt{&s.pre, &s.body, &s.post} {
+		repl := s.pointRepl()
+		for _, part := range s.parts() {
 			for i, st := range *part {
 				(*part)[i] = ast.SubstituteStmt(st, repl)
 			}
 		}
 		for _, l := range s.loops {
-			if refs(s.pre, l.Var) || refs(s.post, l.Var) || refs(s.hoisted, l.Var) {
+			if refs(s.pre, l.Var) || refs(s.post, l.Var) || refs(s.opre, l.Var) || refs(s.opost, l.Var) || refs(s.hoisted, l.Var) {
 				return illegal("loop counter %s is used outside its loop", l.Var)
 			}
+		}
+		if o := s.outer; o != nil && (refs(s.pre, o.Var) || refs(s.post, o.Var) || refs(s.hoisted, o.Var)) {
+			return illegal("loop counter %s is used outside its loop", o.Var)
 		}
 		// The private arrays declared in the compute section are hoisted out
 		// of it, to be shared by all the points of a block.
@@ -53,8 +51,8 @@ compute section are held once per point.`,
 		})
 		var vars []string
 		seen := map[string]bool{}
-		for _, part := range [][]ast.Stmt{s.pre, s.body, s.post} {
-			for _, st := range part {
+		for _, part := range s.parts() {
+			for _, st := range *part {
 				ast.Inspect(st, func(n ast.Node) bool {
 					if a, ok := n.(*ast.Assign); ok {
 						if id, ok := a.LHS.(*ast.Ident); ok && !seen[id.Name] {
@@ -68,9 +66,9 @@ compute section are held once per point.`,
 		}
 		for _, v := range vars {
 			var in [][]ast.Stmt
-			for _, part := range [][]ast.Stmt{s.pre, s.body, s.post} {
-				if refs(part, v) {
-					in = append(in, part)
+			for _, part := range s.parts() {
+				if refs(*part, v) {
+					in = append(in, *part)
 				}
 			}
 			if len(in) == 1 && localTemp(in[0], v, false) {

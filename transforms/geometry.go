@@ -236,3 +236,15 @@ func (s *state) blockBase(d int) ast.Expr {
 	g := s.geom[d]
 	return ast.Sum(ast.Id(g.c), ast.Product(s.localID(d), ast.IntConst(int64(s.chunk(d)))))
 }
+
+// pointRepl maps the global ids to the current point's coordinates and
+// the global sizes to the domain's, as coarsening rewrites the compute
+// section (ast.Substitute).
+func (s *state) pointRepl() map[string]ast.Expr {
+	repl := map[string]ast.Expr{}
+	for d := 0; d < s.dims; d++ {
+		repl[(&ast.Special{Kind: ast.GlobalID, Dim: d}).Name()] = s.coord(d)
+		repl[(&ast.Special{Kind: ast.GlobalSize, Dim: d}).Name()] = ast.IntConst(int64(s.geom[d].N))
+	}
+	return repl
+}

@@ -42,9 +42,10 @@ const (
 //
 // A file's comment describes the case and holds two lines: the problem,
 // either "matmul M N K" (the paper's Figure 3 kernel, mxm, for
-// c[N][M] = a[N][K] * b[K][M]) or "kernel NAME SIZE" (a benchmark of package
-// kernels at a size class such as tiny, or at n=AxB k=C), and
-// "params name=value,...", a partial setting completed by
+// c[N][M] = a[N][K] * b[K][M]) or "kernel NAME SIZE" (a benchmark or a
+// suite kernel of package kernels at a size class such as tiny, or at
+// n=AxB k=C) or "test NAME" (a kernel of this package's tests, testKernels),
+// and "params name=value,...", a partial setting completed by
 // transforms.Complete. Its sections are input.cl, the single-point kernel;
 // output.cl, the variant, or error, the reason the setting is illegal; and
 // optionally before.cl, the variant made by the pipeline without the pass
@@ -193,17 +194,23 @@ func goldenCase(t *testing.T, comment []byte) (*transforms.Problem, transforms.P
 			}
 			prob = matmulProblem(n[0], n[1], n[2])
 		case len(f) >= 3 && f[0] == "kernel":
-			b, err := kernels.Get(f[1])
+			b, err := kernels.Find(f[1])
 			if err != nil {
 				t.Fatal(err)
 			}
 			prob = benchProblem(t, b, goldenSize(t, b, f[2:]))
+		case len(f) == 2 && f[0] == "test":
+			mk, ok := testKernels[f[1]]
+			if !ok {
+				t.Fatalf("no test kernel %q", f[1])
+			}
+			prob = mk()
 		case len(f) == 2 && f[0] == "params":
 			params = f[1]
 		}
 	}
 	if prob == nil {
-		t.Fatal(`no problem in the comment: want a line "matmul M N K" or "kernel NAME SIZE"`)
+		t.Fatal(`no problem in the comment: want a line "matmul M N K", "kernel NAME SIZE" or "test NAME"`)
 	}
 	pins, err := transforms.ParsePins(params)
 	if err != nil {

@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/patterns"
@@ -16,12 +17,20 @@ func (p *Problem) Analyze() error {
 	if p == nil || p.Kernel == nil {
 		return fmt.Errorf("transforms: no kernel")
 	}
-	info, err := patterns.Analyze(p.Kernel)
+	info, err := p.settings().Analyze(p.Kernel)
 	if err != nil {
 		return err
 	}
 	p.Info = info
 	return nil
+}
+
+// settings is what the passes let the analysis take as known: the int
+// arguments' values (a subscript a[i][k] with k an argument is the
+// constant it has in this problem) and loops bounded by a global id or an
+// enclosing counter (tiling clips them per point).
+func (p *Problem) settings() patterns.Settings {
+	return patterns.Settings{Ints: p.Ints, Triangular: true}
 }
 
 // clones maps the nodes of prob.Kernel's compute section that the pattern
@@ -41,7 +50,7 @@ func (s *state) analyse() error {
 	info := s.prob.Info
 	if info == nil {
 		var err error
-		if info, err = patterns.Analyze(s.prob.Kernel); err != nil {
+		if info, err = s.prob.settings().Analyze(s.prob.Kernel); err != nil {
 			return err
 		}
 	}
@@ -91,4 +100,72 @@ func (s *state) loopOf(f *ast.For) int {
 		}
 	}
 	return -1
+}
+
+// BoundInts returns the names of the int arguments (keys of prob.Ints)
+// whose values the passes write into the variants' code, sorted: those in
+// the bounds of the main compute loop nest and of its outer loop (tiling
+// makes them constants,
+// and the loop lengths a search space is built from read them) and in the
+// subscripts of the arrays that local-memory staging or private-memory
+// promotion may rewrite (their offsets become constants, as q[i][k] with k
+// = 6 becomes l_q[i - i_t][0] after a copy from q[...][6]). Every other int
+// argument reaches a variant as the kernel's argument, unchanged, like the
+// float ones: two problems that differ only in the values of those (a time
+// step t in fict[t], a bound n in a guard) have the same variants, so that
+// a record of tunings keys a problem on the values of BoundInts only. The
+// list depends on the kernel, not on the values of prob.Ints (given that
+// they keep the analysis the same). With no nest and nothing to stage or
+// promote, it is empty.
+func BoundInts(prob *Problem) ([]string, error) {
+	s, err := newState(prob, Baseline(prob))
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	isInt := func(name string) bool {
+		q := s.k.Param(name)
+		return q != nil && q.Rank == 0 && q.Type == ast.Int
+	}
+	addSub := func(sub *patterns.Subscript) {
+		if sub != nil {
+			for name := range sub.Scalars {
+				names[name] = true
+			}
+		}
+	}
+	loops := s.loops
+	if s.outer != nil {
+		loops = append([]*nestLoop{s.outer}, loops...)
+	}
+	for _, l := range loops {
+		for _, e := range []ast.Expr{l.Lo, l.Hi} {
+			ast.Inspect(e, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && isInt(id.Name) {
+					names[id.Name] = true
+				}
+				return true
+			})
+		}
+		addSub(l.lower)
+		addSub(l.upper)
+	}
+	for _, arr := range s.info.Arrays {
+		staged := !arr.Written && arr.Pattern > patterns.SinglePat && arr.Pattern < patterns.Unsupported
+		promoted := arr.Written && arr.Read && arr.Pattern == patterns.SinglePat
+		if !staged && !promoted {
+			continue
+		}
+		for _, r := range arr.Refs {
+			for i := range r.Subs {
+				addSub(&r.Subs[i])
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for name := range names {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out, nil
 }

@@ -147,3 +147,64 @@ func BenchmarkApply(b *testing.B) {
 		})
 	}
 }
+
+// TestBoundIntsSuite checks BoundInts on the benchmarks and the
+// suite: the int arguments it leaves out may take other values without
+// changing a variant's code, for random legal settings; and on kernels
+// whose lists are known.
+func TestBoundIntsSuite(t *testing.T) {
+	want := map[string]string{
+		"matmul":         "limk",
+		"mv":             "m",
+		"gs-r":           "k n", // q[i][k] is staged, r[k][j] promoted; i < n tiled
+		"gs-update":      "k",   // a[idy][j], j = idx + k + 1, is promoted
+		"fdtd-ey":        "",    // fict[t] is read as written
+		"jacobi2d":       "",    // n is in the guard only
+		"saxpy":          "",    // as n
+		"covariance-tri": "m n", // the bounds of the outer loop j2 and of the nest i
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, b := range append(kernels.All(), kernels.Suite()...) {
+		prob := benchProblem(t, b, b.Sizes["tiny"])
+		names, err := transforms.BoundInts(prob)
+		if err != nil {
+			t.Fatalf("%s: %v", b.Name, err)
+		}
+		if w, ok := want[b.Name]; ok && strings.Join(names, " ") != w {
+			t.Errorf("%s: BoundInts = %q, want %q", b.Name, names, w)
+		}
+		in := map[string]bool{}
+		for _, n := range names {
+			in[n] = true
+		}
+		var others []string
+		for name := range prob.Ints {
+			if !in[name] {
+				others = append(others, name)
+			}
+		}
+		if len(others) == 0 {
+			continue
+		}
+		changed := *prob
+		changed.Ints = map[string]int{}
+		for name, v := range prob.Ints {
+			changed.Ints[name] = v
+			if !in[name] {
+				changed.Ints[name] = v + 3
+			}
+		}
+		for tries, legal := 0, 0; legal < 10 && tries < 200; tries++ {
+			p := randomParams(r, b.Sizes["tiny"])
+			src, err := applySource(prob, p)
+			if err != nil {
+				continue
+			}
+			legal++
+			again, err := applySource(&changed, p)
+			if err != nil || again != src {
+				t.Fatalf("%s %s: changing %v (not in BoundInts %v) changes the variant: %v\n%s\n%s", b.Name, p, others, names, err, src, again)
+			}
+		}
+	}
+}

@@ -18,7 +18,7 @@ func (s *state) expand(base string, t ast.Type, match func(ast.Node) bool) ast.E
 	s.private.decls = append(s.private.decls, &ast.Decl{Name: name, Type: t, Mem: ast.Private, Extents: ext})
 	s.private.perPoint[name] = true
 	ref := func() ast.Expr { return &ast.Index{Array: name, Indices: cloneAll(idx)} }
-	for _, part := range []*[]ast.Stmt{&s.pre, &s.body, &s.post} {
+	for _, part := range s.parts() {
 		for i, st := range *part {
 			(*part)[i] = ast.Apply(st, nil, func(c *ast.Cursor) bool {
 				if match(c.Node()) {

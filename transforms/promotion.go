@@ -31,7 +31,7 @@ and stored back after it.`,
 				}
 				elem.Indices = append(elem.Indices, e)
 			}
-			whole := append(append(append([]ast.Stmt{}, s.pre...), ast.NewBlock(s.body...)), s.post...)
+			whole := append(append(append([]ast.Stmt{}, s.pre...), ast.NewBlock(concat(s.opre, []ast.Stmt{ast.NewBlock(s.body...)}, s.opost)...)), s.post...)
 			needLoad := !localTemp(whole, arr.Name, true)
 			var ref ast.Expr
 			match := func(n ast.Node) bool {
@@ -44,7 +44,7 @@ and stored back after it.`,
 				name := s.fresh("p_" + arr.Name)
 				s.private.decls = append(s.private.decls, &ast.Decl{Name: name, Type: q.Type, Mem: ast.Private})
 				ref = ast.Id(name)
-				for _, part := range []*[]ast.Stmt{&s.pre, &s.body, &s.post} {
+				for _, part := range s.parts() {
 					for i, st := range *part {
 						(*part)[i] = ast.Apply(st, nil, func(c *ast.Cursor) bool {
 							if match(c.Node()) {

@@ -2,6 +2,7 @@ package transforms_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -141,6 +142,21 @@ func oddSize(s kernels.Size) kernels.Size {
 	return out
 }
 
+// suiteSettings is how many legal settings of each suite kernel
+// (kernels.Suite) are run at each of its sizes: -suite-settings, else 3
+// under -short and 6 otherwise.
+var suiteSettingsFlag = flag.Int("suite-settings", 0, "legal settings run per size of each suite kernel in TestRandomSettingsSuite (0: 3 under -short, else 6)")
+
+func suiteSettings() int {
+	switch {
+	case *suiteSettingsFlag > 0:
+		return *suiteSettingsFlag
+	case testing.Short():
+		return 3
+	}
+	return 6
+}
+
 // TestRandomSettingsMatchReference is the correctness bar of the passes:
 // random legal settings of each of the eight kernels, at its tiny size and
 // at an odd size that tiles and blocks do not divide, are generated, checked
@@ -148,22 +164,36 @@ func oddSize(s kernels.Size) kernels.Size {
 // device and compared with the CPU reference: 200 settings per kernel (16
 // under -short).
 func TestRandomSettingsMatchReference(t *testing.T) {
+	randomSettings(t, kernels.All(), settingsPerSize())
+}
+
+// TestRandomSettingsSuite is TestRandomSettingsMatchReference for the suite
+// of kernels users write (kernels.Suite: bounds guards, int arguments in
+// subscripts, stencils staged with their halo, triangular loops), with few
+// settings per kernel (suiteSettings) to keep it quick; -suite-settings 100
+// runs many more.
+func TestRandomSettingsSuite(t *testing.T) {
+	randomSettings(t, kernels.Suite(), suiteSettings())
+}
+
+// randomSettings runs per random legal settings of each benchmark of bs at
+// its tiny size and at an odd size, checked against the reference.
+func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 	s, err := opencl.Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	per := settingsPerSize()
-	for _, b := range kernels.All() {
+	for _, b := range bs {
 		t.Run(b.Name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(b.Name)), 7))
 			legal, illegal := 0, 0
 			uses := map[string]int{} // legal settings using each extension of issue 17
-			odd := oddSize(b.Sizes["tiny"])
-			if b.Validate(odd) != nil { // NBODY's loop runs over all the bodies
-				odd.K = []int{odd.N[0]}
+			sizes := []kernels.Size{b.Sizes["tiny"]}
+			if odd, ok := oddSizeOf(b); ok {
+				sizes = append(sizes, odd)
 			}
-			for si, size := range []kernels.Size{b.Sizes["tiny"], odd} {
+			for si, size := range sizes {
 				in, err := b.Instance(size, int64(si)+1)
 				if err != nil {
 					t.Fatal(err)
@@ -203,11 +233,31 @@ func TestRandomSettingsMatchReference(t *testing.T) {
 			}
 			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d), %d illegal ones rejected",
 				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], illegal)
-			if legal < 2*per {
-				t.Errorf("only %d legal settings found, want %d", legal, 2*per)
+			if legal < len(sizes)*per {
+				t.Errorf("only %d legal settings found, want %d", legal, len(sizes)*per)
 			}
 		})
 	}
+}
+
+// oddSizeOf returns b's tiny size grown to odd extents (oddSize), made to
+// fit b's constraints (square domains, a loop over all the points) where
+// it does not; false when it cannot.
+func oddSizeOf(b *kernels.Benchmark) (kernels.Size, bool) {
+	odd := oddSize(b.Sizes["tiny"])
+	if b.Validate(odd) == nil {
+		return odd, true
+	}
+	if len(odd.K) > 0 { // NBODY's and BICG's loops run over all the points
+		odd.K = []int{odd.N[0]}
+		if b.Validate(odd) == nil {
+			return odd, true
+		}
+	}
+	for d := range odd.N { // square domains
+		odd.N[d] = odd.N[0]
+	}
+	return odd, b.Validate(odd) == nil
 }
 
 // runBatch builds the variants as one program (PoCL compiles a program once;
@@ -215,12 +265,17 @@ func TestRandomSettingsMatchReference(t *testing.T) {
 // fresh copies of the inputs and compares its outputs with the reference.
 func runBatch(t *testing.T, s *opencl.Session, in *kernels.Instance, size kernels.Size, vs []*transforms.Variant, ps []transforms.Params) {
 	t.Helper()
+	runBatchOn(t, s, in.Bench.Kernel.Params(), in.Args, in.Reference(), size, vs, ps)
+}
+
+// runBatchOn is runBatch for a kernel with the given parameters, arguments
+// and reference outputs by name.
+func runBatchOn(t *testing.T, s *opencl.Session, params []*ast.Param, args []any, want map[string][]float32, size any, vs []*transforms.Variant, ps []transforms.Params) {
+	t.Helper()
 	const chunk = 25
-	want := in.Reference()
-	params := in.Bench.Kernel.Params()
 	init := map[string][]float32{}
 	bufs := make([]*opencl.Buffer, len(params))
-	for i, a := range in.Args {
+	for i, a := range args {
 		if a, ok := a.(*hpl.Array); ok {
 			data := append([]float32(nil), a.ReadFloat32s()...)
 			init[params[i].Name] = data
@@ -254,7 +309,7 @@ func runBatch(t *testing.T, s *opencl.Session, in *kernels.Instance, size kernel
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, a := range in.Args {
+			for i, a := range args {
 				switch a := a.(type) {
 				case *hpl.Array:
 					if err := opencl.WriteSlice(s.Queue, bufs[i], init[params[i].Name]); err != nil {

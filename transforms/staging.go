@@ -18,7 +18,9 @@ per shape of reference, sized as the paper's Table 1 (generalized: lsz*bsz
 along a global id, the tile along a loop counter, both for RadiusPat). The
 work-group copies each tile cooperatively between two barriers, in
 straight-line rounds or, with lcopy, in loops; the references are rewritten
-to local indices.`,
+to local indices. A compute section without a loop nest has its arrays read
+in a neighbourhood of the point (a stencil's, patterns.Array.Halo) staged:
+the work-group's points with the halo, copied once per block.`,
 	Run: func(s *state) error {
 		if !s.p.LocalMem {
 			if s.p.Transpose {
@@ -26,56 +28,34 @@ to local indices.`,
 			}
 			return nil
 		}
-		inBody := map[*ast.Index]bool{}
-		for _, st := range s.body {
-			ast.Inspect(st, func(n ast.Node) bool {
-				if ix, ok := n.(*ast.Index); ok {
-					inBody[ix] = true
-				}
-				return true
-			})
+		if len(s.loops) == 0 {
+			if s.p.Transpose {
+				return illegal("ltrans=1: no tile is read along a compute loop (the compute section has no loop nest)")
+			}
+			return s.stageHalos()
 		}
 		byIndex := map[int]*nestLoop{}
 		for _, l := range s.loops {
 			byIndex[l.index] = l
+		}
+		if s.outer != nil {
+			// Its counter is one value for a whole tile of the nest: a
+			// constant of the staged tile.
+			byIndex[s.outer.index] = s.outer
 		}
 		var groups []*group
 		for _, arr := range s.info.Arrays {
 			if arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported || arr.Written {
 				continue
 			}
-			keyed := map[string]*group{}
-			var order []string
-			for _, r := range arr.Refs {
-				if !inBody[s.clones.index[r.Node]] {
-					continue
-				}
-				key := shapeKey(r)
-				g := keyed[key]
-				if g == nil {
-					g = &group{arr: arr, subs: r.Subs, refs: map[*ast.Index]*patterns.Ref{}}
-					for _, sub := range r.Subs {
-						g.minOff = append(g.minOff, sub.Offset)
-						g.maxOff = append(g.maxOff, sub.Offset)
-					}
-					keyed[key] = g
-					order = append(order, key)
-				}
-				g.refs[s.clones.index[r.Node]] = r
-				for d, sub := range r.Subs {
-					g.minOff[d] = min(g.minOff[d], sub.Offset)
-					g.maxOff[d] = max(g.maxOff[d], sub.Offset)
-				}
-			}
-			for _, key := range order {
-				g := keyed[key]
+			for _, g := range s.groupRefs(arr, s.body) {
 				if s.stageable(g, byIndex) {
 					groups = append(groups, g)
 				}
 			}
 		}
 		if len(groups) == 0 {
-			return illegal("lmem=1: no array of the loop body can be staged in local memory")
+			return illegal("lmem=1: no array of the loop body can be staged in local memory%s", s.whyNotStaged())
 		}
 		if s.p.Transpose {
 			n := 0
@@ -88,31 +68,267 @@ to local indices.`,
 				return illegal("ltrans=1: no staged tile is read along a compute loop after a global id")
 			}
 		}
-		pad := 1
-		if s.p.Pack {
-			pad = 4 // rows stay multiples of 4 elements, for aligned float4 reads
-		}
-		for _, g := range groups {
-			g.name = s.fresh("l_" + g.arr.Name)
-			s.local.arrays = append(s.local.arrays, g.name)
-			ext := padded(permute(g.ext, g.perm), pad)
-			elems := int64(1)
-			for _, e := range ext {
-				elems *= int64(e)
-			}
-			q := s.k.Param(g.arr.Name)
-			s.local.bytes += elems * int64(q.Type.Size())
-			s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: ext})
-		}
-		if lim := s.prob.LocalMem; lim > 0 && s.local.bytes > lim {
-			return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.local.bytes, lim)
+		if err := s.declareStaged(groups); err != nil {
+			return err
 		}
 		for _, g := range groups {
 			s.local.copies = append(s.local.copies, s.copyIn(g, byIndex))
-			s.rewriteStaged(g, byIndex)
+			s.rewriteStaged(g, byIndex, s.body)
 		}
 		return nil
 	},
+}
+
+// stageHalos stages, for a compute section without a loop nest, the
+// arrays read in a neighbourhood of the point (patterns.Array.Halo: a
+// stencil's in[idy-1][idx], in[idy][idx+1], ...): the work-group's points
+// with their halo are copied once into local memory, before the points'
+// code, and the references read them there.
+func (s *state) stageHalos() error {
+	var groups []*group
+	for _, arr := range s.info.Arrays {
+		if arr.Halo == nil || arr.Written || arr.Pattern != patterns.RadiusPat {
+			continue
+		}
+		for _, g := range s.groupRefs(arr, s.pre, s.post) {
+			if s.haloStageable(g) {
+				groups = append(groups, g)
+			}
+		}
+	}
+	if len(groups) == 0 {
+		return illegal("lmem=1: the compute section has no loop, and no array it reads in a neighbourhood of the point (a stencil's in[idy-1][idx], in[idy][idx+1]) to stage in local memory")
+	}
+	if err := s.declareStaged(groups); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if c := s.copyAlongDims(g); c != nil {
+			s.local.copies = append(s.local.copies, c)
+		} else {
+			s.local.copies = append(s.local.copies, s.copyIn(g, nil))
+		}
+		s.rewriteStaged(g, nil, s.pre, s.post)
+	}
+	return nil
+}
+
+// copyAlongDims builds the cooperative copy of a halo group whose
+// subscripts are the global ids, each once (in[idy+dy][idx+dx]): work-item
+// (lidx, lidy) copies the elements lidx, lidx+lszx, ... of each row lidy,
+// lidy+lszy, ... of the tile, so that neighbouring work-items copy
+// neighbouring elements without dividing a flat index. It returns nil for
+// another group (copyIn's flat copy serves it).
+func (s *state) copyAlongDims(g *group) ast.Stmt {
+	seen := map[int]bool{}
+	for _, sub := range g.subs {
+		if sub.Kind != patterns.ID || seen[sub.Dim] {
+			return nil
+		}
+		seen[sub.Dim] = true
+	}
+	if len(seen) != s.dims {
+		return nil
+	}
+	q := s.k.Param(g.arr.Name)
+	local := &ast.Index{Array: g.name}
+	global := &ast.Index{Array: g.arr.Name}
+	var conds []ast.Expr
+	type round struct {
+		v          string
+		trips, lsz int
+		ext        int
+	}
+	var rounds []round
+	for d, sub := range g.subs {
+		geom := s.geom[sub.Dim]
+		v := s.fresh(fmt.Sprintf("i%d_%s", d, g.arr.Name))
+		rounds = append(rounds, round{v, (g.ext[d] + geom.lsz - 1) / geom.lsz, geom.lsz, g.ext[d]})
+		local.Indices = append(local.Indices, ast.Id(v))
+		coord := ast.Sum(ast.Sum(ast.Id(geom.c), ast.IntConst(g.minOff[d])), ast.Id(v))
+		global.Indices = append(global.Indices, coord)
+		span := geom.lsz * geom.bsz
+		if lo := g.minOff[d]; lo < 0 {
+			conds = append(conds, ast.Bin(ast.Ge, ast.CloneExpr(coord), ast.IntConst(0)))
+		}
+		if hi := int(g.minOff[d]) + (geom.N-1)/span*span + g.ext[d] - 1; hi >= q.Extents[d] {
+			conds = append(conds, ast.Bin(ast.Lt, ast.CloneExpr(coord), ast.IntConst(int64(q.Extents[d]))))
+		}
+	}
+	// copyAt is the copy of the elements at the local indices of the rounds'
+	// variables, guarded where a round can pass the tile (partial: per
+	// dimension) and where the tile can pass the array.
+	copyAt := func(partial []bool) ast.Stmt {
+		var c []ast.Expr
+		for d, r := range rounds {
+			if partial[d] {
+				c = append(c, ast.Bin(ast.Lt, ast.Id(r.v), ast.IntConst(int64(r.ext))))
+			}
+		}
+		var st ast.Stmt = &ast.Assign{LHS: ast.CloneExpr(local), Op: ast.Set, RHS: ast.CloneExpr(global)}
+		if c := all(append(c, cloneAll(conds)...)); c != nil {
+			st = &ast.If{Cond: c, Then: ast.NewBlock(st)}
+		}
+		return st
+	}
+	lid := func(d int) ast.Expr { return &ast.Special{Kind: ast.LocalID, Dim: g.subs[d].Dim} }
+	total := 1
+	for _, r := range rounds {
+		total *= r.trips
+	}
+	if total <= maxUnrolledCopies && !s.p.LoopCopy {
+		// Straight-line rounds, as copyIn's.
+		var out []ast.Stmt
+		partial := make([]bool, len(rounds))
+		var rec func(d int, repl map[string]ast.Expr)
+		rec = func(d int, repl map[string]ast.Expr) {
+			if d == len(rounds) {
+				out = append(out, ast.SubstituteStmt(copyAt(partial), repl))
+				return
+			}
+			r := rounds[d]
+			for k := 0; k < r.trips; k++ {
+				next := map[string]ast.Expr{}
+				for n, e := range repl {
+					next[n] = e
+				}
+				next[r.v] = ast.Sum(lid(d), ast.IntConst(int64(k*r.lsz)))
+				partial[d] = (k+1)*r.lsz > r.ext
+				rec(d+1, next)
+			}
+		}
+		rec(0, map[string]ast.Expr{})
+		return ast.NewBlock(out...)
+	}
+	partial := make([]bool, len(rounds))
+	for d, r := range rounds {
+		partial[d] = r.ext%r.lsz != 0
+	}
+	var body ast.Stmt = copyAt(partial)
+	for d := len(rounds) - 1; d >= 0; d-- {
+		r := rounds[d]
+		// No #pragma unroll: the loop starts at the local id.
+		body = ast.Loop(ast.CopyLoop, r.v, lid(d), ast.IntConst(int64(r.trips*r.lsz)), ast.IntConst(int64(r.lsz)), body)
+	}
+	return body
+}
+
+// Halos returns the arrays that lmem stages in local memory in prob's
+// kernel although its compute section has no loop nest: the read-only
+// arrays it reads in a neighbourhood of the point (patterns.Array.Halo),
+// sorted. It returns none for a kernel with a loop nest, whose staging
+// follows the loops.
+func Halos(prob *Problem) ([]string, error) {
+	s, err := newState(prob, Baseline(prob))
+	if err != nil || len(s.loops) > 0 || len(s.info.Unsupported) > 0 {
+		return nil, err
+	}
+	var out []string
+	for _, arr := range s.info.Arrays {
+		if arr.Halo == nil || arr.Written || arr.Pattern != patterns.RadiusPat {
+			continue
+		}
+		for _, g := range s.groupRefs(arr, s.pre, s.post) {
+			if s.haloStageable(g) {
+				out = append(out, arr.Name)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// groupRefs groups the classified references to arr in parts by the shape
+// of their subscripts (shapeKey), in the order they first appear.
+func (s *state) groupRefs(arr *patterns.Array, parts ...[]ast.Stmt) []*group {
+	in := map[*ast.Index]bool{}
+	for _, part := range parts {
+		for _, st := range part {
+			ast.Inspect(st, func(n ast.Node) bool {
+				if ix, ok := n.(*ast.Index); ok {
+					in[ix] = true
+				}
+				return true
+			})
+		}
+	}
+	keyed := map[string]*group{}
+	var order []*group
+	for _, r := range arr.Refs {
+		if !in[s.clones.index[r.Node]] || r.Pattern == patterns.Unsupported {
+			continue
+		}
+		key := shapeKey(r)
+		g := keyed[key]
+		if g == nil {
+			g = &group{arr: arr, subs: r.Subs, refs: map[*ast.Index]*patterns.Ref{}}
+			for _, sub := range r.Subs {
+				g.minOff = append(g.minOff, sub.Offset)
+				g.maxOff = append(g.maxOff, sub.Offset)
+			}
+			keyed[key] = g
+			order = append(order, g)
+		}
+		g.refs[s.clones.index[r.Node]] = r
+		for d, sub := range r.Subs {
+			g.minOff[d] = min(g.minOff[d], sub.Offset)
+			g.maxOff[d] = max(g.maxOff[d], sub.Offset)
+		}
+	}
+	return order
+}
+
+// declareStaged names the local arrays of groups and declares them,
+// within the device's local memory.
+func (s *state) declareStaged(groups []*group) error {
+	pad := 1
+	if s.p.Pack {
+		pad = 4 // rows stay multiples of 4 elements, for aligned float4 reads
+	}
+	for _, g := range groups {
+		g.name = s.fresh("l_" + g.arr.Name)
+		s.local.arrays = append(s.local.arrays, g.name)
+		ext := padded(permute(g.ext, g.perm), pad)
+		elems := int64(1)
+		for _, e := range ext {
+			elems *= int64(e)
+		}
+		q := s.k.Param(g.arr.Name)
+		s.local.bytes += elems * int64(q.Type.Size())
+		s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: ext})
+	}
+	if lim := s.prob.LocalMem; lim > 0 && s.local.bytes > lim {
+		return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.local.bytes, lim)
+	}
+	return nil
+}
+
+// whyNotStaged says why the arrays read in the loop body along a compute
+// loop cannot be staged, when a loop they use is not in the main nest: ""
+// otherwise.
+func (s *state) whyNotStaged() string {
+	inNest := map[int]bool{}
+	for _, l := range s.loops {
+		inNest[l.index] = true
+	}
+	for _, arr := range s.info.Arrays {
+		if arr.Written || arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported {
+			continue
+		}
+		for _, r := range arr.Refs {
+			for _, sub := range r.Subs {
+				if (sub.Kind == patterns.Counter || sub.Kind == patterns.IDCounter) && !inNest[sub.Loop] {
+					l := s.info.Loops[sub.Loop]
+					where := "it is not in the main compute loop nest"
+					if p := l.Parent; p >= 0 && inNest[p] {
+						where = fmt.Sprintf("it is not in the main compute loop nest: loop %s holds other statements around it, and the passes tile and stage only a perfect nest", s.info.Loops[p].Var)
+					}
+					return fmt.Sprintf(" (%s reads along loop %s, and %s)", ast.ExprString(r.Node), l.Var, where)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // group is the set of references to one array with one shape of subscripts,
@@ -216,10 +432,10 @@ func (s *state) stageable(g *group, byIndex map[int]*nestLoop) bool {
 			fallthrough
 		case patterns.Counter:
 			l := byIndex[sub.Loop]
-			if l == nil || l.T <= 0 {
+			if l == nil || l.T <= 0 || l.outer && sub.Kind == patterns.IDCounter {
 				return false
 			}
-			counter = true
+			counter = counter || !l.outer
 			if sub.Kind == patterns.IDCounter {
 				g.ext[d] += l.T - 1
 			} else {
@@ -230,6 +446,29 @@ func (s *state) stageable(g *group, byIndex map[int]*nestLoop) bool {
 		}
 	}
 	return counter
+}
+
+// haloStageable decides whether a group of references without loop
+// counters, read around the points at several offsets, can live in local
+// memory, and sets its extents: the work-group's points plus the spread of
+// the offsets along each global id, the spread along a constant subscript.
+func (s *state) haloStageable(g *group) bool {
+	spread := false
+	g.ext = make([]int, len(g.subs))
+	for d, sub := range g.subs {
+		width := int(g.maxOff[d] - g.minOff[d])
+		switch sub.Kind {
+		case patterns.Const:
+			g.ext[d] = width + 1
+		case patterns.ID:
+			geom := s.geom[sub.Dim]
+			g.ext[d] = geom.lsz*geom.bsz + width
+			spread = spread || width > 0
+		default:
+			return false
+		}
+	}
+	return spread
 }
 
 // flatLocalID is the work-item's index in its work-group, x fastest.
@@ -340,10 +579,16 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 	return &ast.For{Var: r, Lo: ast.IntConst(0), Hi: ast.IntConst(int64(trips)), Step: ast.IntConst(1), Body: ast.NewBlock(body...), Role: ast.CopyLoop, Unroll: unroll}
 }
 
-// rewriteStaged replaces g's references in the loop body by local ones.
-func (s *state) rewriteStaged(g *group, byIndex map[int]*nestLoop) {
-	for i, st := range s.body {
-		s.body[i] = ast.Apply(st, nil, func(c *ast.Cursor) bool {
+// rewriteStaged replaces g's references in parts by local ones.
+func (s *state) rewriteStaged(g *group, byIndex map[int]*nestLoop, parts ...[]ast.Stmt) {
+	for _, part := range parts {
+		s.rewriteRefs(g, byIndex, part)
+	}
+}
+
+func (s *state) rewriteRefs(g *group, byIndex map[int]*nestLoop, part []ast.Stmt) {
+	for i, st := range part {
+		part[i] = ast.Apply(st, nil, func(c *ast.Cursor) bool {
 			ix, ok := c.Node().(*ast.Index)
 			if !ok {
 				return true
@@ -359,8 +604,9 @@ func (s *state) rewriteStaged(g *group, byIndex map[int]*nestLoop) {
 					e = ast.Sum(s.pointOffset(sub.Dim), e)
 				}
 				if sub.Kind == patterns.Counter || sub.Kind == patterns.IDCounter {
-					l := byIndex[sub.Loop]
-					e = ast.Sum(ast.Bin(ast.Sub, ast.Id(l.Var), l.tileBase()), e)
+					if l := byIndex[sub.Loop]; !l.outer {
+						e = ast.Sum(ast.Bin(ast.Sub, ast.Id(l.Var), l.tileBase()), e)
+					}
 				}
 				out.Indices = append(out.Indices, e)
 			}

@@ -169,7 +169,7 @@ func (s *state) checkKernel() error {
 		if p.Unroll > 1 {
 			return illegal("uf=%d: %s", p.Unroll, why)
 		}
-		if p.LocalMem {
+		if p.LocalMem && len(s.info.Unsupported) > 0 {
 			return illegal("lmem=1: %s", why)
 		}
 		return nil

@@ -6,7 +6,13 @@
 //
 // The shape every variant takes is the one of the paper's Figures 4 to 9:
 // the compute section is split into the statements before the main compute
-// loop nest (pre), the nest, and the statements after it (post). Work-items
+// loop nest (pre), the nest, and the statements after it (post). What users
+// write around that shape is taken apart first: a bounds guard around the
+// work (its condition tested again per point), a loop that holds other
+// statements around the nest (run sequentially around it, over the
+// work-group's range), triangular bounds (tiles over the work-group's
+// range, element loops clipped per work-item); a compute section without a
+// loop still gets its stencil reads staged with their halo. Work-items
 // own blocks of points, visited block-cyclically; tile loops of the nest are
 // hoisted outside the points of a block, so that a work-group stages each
 // tile of an array in local memory once for all of its points, and values

@@ -1,15 +1,10 @@
 // Command hplopt optimizes and tunes single-point OpenCL kernels: it lists
-// devices and benchmarks, analyses and transforms kernels, runs them and
-// searches the optimizer's parameters by measured, verified time.
+// devices and kernels, analyses and transforms kernels, runs them and
+// searches the optimizer's parameters by measured, verified time. It is
+// package cli's command line over the built-in kernels: the paper's eight
+// benchmarks and the suite of kernels users write.
 package main
 
-import (
-	"os"
+import "github.com/hplopt/hplopt/cli"
 
-	"github.com/hplopt/hplopt/runner"
-)
-
-func main() {
-	runner.MaybeWorker()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { cli.Main(cli.Builtins()...) }

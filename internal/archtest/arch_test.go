@@ -66,23 +66,36 @@ func deps(t *testing.T, pkgs ...string) []string {
 // without cgo, so that searches are used and tested (and recorded
 // measurements replayed) on machines without OpenCL.
 func TestSearchBuildsWithoutCgo(t *testing.T) {
-	goCmd(t, []string{"CGO_ENABLED=0"}, "build", "./ast", "./patterns", "./transforms", "./codegen", "./autotune", "./genetic", "./strategies")
+	goCmd(t, []string{"CGO_ENABLED=0"}, "build", "./ast", "./patterns", "./transforms", "./codegen", "./autotune", "./genetic", "./costmodel", "./strategies")
 }
 
 // TestLayering checks what the module's packages may depend on.
 func TestLayering(t *testing.T) {
 	// The search is itself: autotune and genetic depend on no other
-	// package of the module, strategies on them alone.
+	// package of the module, the cost model on autotune alone, strategies
+	// on them alone.
 	if got := deps(t, "./autotune", "./genetic"); !slices.Equal(got, []string{"autotune", "genetic"}) {
 		t.Errorf("autotune and genetic depend on %v, want only each other", got)
 	}
-	if got := deps(t, "./strategies"); !slices.Equal(got, []string{"autotune", "genetic", "strategies"}) {
-		t.Errorf("strategies depends on %v, want only autotune and genetic", got)
+	if got := deps(t, "./costmodel"); !slices.Equal(got, []string{"autotune", "costmodel"}) {
+		t.Errorf("costmodel depends on %v, want only autotune", got)
+	}
+	if got := deps(t, "./strategies"); !slices.Equal(got, []string{"autotune", "costmodel", "genetic", "strategies"}) {
+		t.Errorf("strategies depends on %v, want only autotune, costmodel and genetic", got)
 	}
 	// The runner runs OpenCL C: it knows nothing of how variants are made.
 	for _, d := range deps(t, "./runner") {
 		if !slices.Contains([]string{"ast", "autotune", "opencl", "runner"}, d) {
 			t.Errorf("runner depends on %s", d)
+		}
+	}
+	// The command line is the top: only commands and example programs
+	// import package cli, which imports the rest.
+	for _, line := range strings.Split(strings.TrimSpace(goCmd(t, nil, "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")), "\n") {
+		f := strings.Fields(line)
+		pkg, _ := strings.CutPrefix(f[0], module)
+		if slices.Contains(f[1:], module+"cli") && !strings.HasPrefix(pkg, "cmd/") && !strings.HasPrefix(pkg, "examples/") {
+			t.Errorf("%s imports cli; only commands and examples may", pkg)
 		}
 	}
 	// The DSL reaches the tuner through the optimizer only.

@@ -1,0 +1,134 @@
+package autotune
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+func TestNeighbours(t *testing.T) {
+	s := divSpace(t)
+	// a=6: b in {1,2,3}; b=2: c in {0,1}; d in {3,1,2} (range order).
+	p, _ := s.FromValues([]int{6, 2, 1, 1})
+	got := map[string]bool{}
+	for _, q := range s.Neighbours(p) {
+		if !s.Contains(q) {
+			t.Errorf("neighbour %v not in the space", q)
+		}
+		got[q.Key()] = true
+	}
+	// a: 5 (b repaired to 1, c to 0), b: 1 (c repaired to 0) and 3
+	// (c repaired to 0), c: 0, d: 3 and 2.
+	want := []string{"5,1,0,1", "6,1,0,1", "6,3,0,1", "6,2,0,1", "6,2,1,3", "6,2,1,2"}
+	for _, k := range want {
+		if !got[k] {
+			t.Errorf("missing neighbour %s of %v (got %v)", k, p, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("neighbours of %v: %v, want %v", p, got, want)
+	}
+}
+
+func TestAnnealingTemperature(t *testing.T) {
+	s := divSpace(t)
+	a := NewAnnealing(s, NewRand(1), AnnealingSettings{Temperature: 2, Horizon: 10})
+	if a.Temperature() != 2 {
+		t.Errorf("starting temperature %v, want 2", a.Temperature())
+	}
+	for i := 0; i < 15; i++ {
+		p, ok := a.Next()
+		if !ok {
+			t.Fatal("annealing ended early")
+		}
+		a.Tell(p, fakeEval(context.Background(), p))
+		if want := math.Max(0, 2*(1-float64(i+1)/10)); math.Abs(a.Temperature()-want) > 1e-12 {
+			t.Errorf("after %d evaluations temperature %v, want %v", i+1, a.Temperature(), want)
+		}
+	}
+}
+
+// Cold annealing is a descent: from a start, each accepted move improves,
+// and the points proposed after a start are neighbours of the current one.
+func TestAnnealingMovesToNeighbours(t *testing.T) {
+	s := divSpace(t)
+	a := NewAnnealing(s, NewRand(2), AnnealingSettings{Temperature: 1e-9, Horizon: 1})
+	var cur Point
+	curFit := math.Inf(1)
+	for i := 0; i < 40; i++ {
+		p, ok := a.Next()
+		if !ok {
+			break
+		}
+		r := fakeEval(context.Background(), p)
+		a.Tell(p, r)
+		if a.restart {
+			cur, curFit = p, r.Fitness()
+			continue
+		}
+		near := false
+		for _, q := range s.Neighbours(a.cur) {
+			near = near || q.Equal(p)
+		}
+		if !near && !p.Equal(a.cur) {
+			t.Errorf("step %d: %v is not a neighbour of the current %v", i, p, a.cur)
+		}
+		if f := r.Fitness(); f < curFit {
+			cur, curFit = p, f
+		}
+		if !a.cur.Equal(cur) && a.curFit > curFit {
+			t.Errorf("step %d: current %v (%v) worse than %v (%v) at zero temperature", i, a.cur, a.curFit, cur, curFit)
+		}
+	}
+}
+
+// PSO particles take turns; a particle moves towards the swarm's best.
+func TestPSOUsesGlobalBest(t *testing.T) {
+	s := divSpace(t)
+	ps := NewPSO(s, NewRand(3), PSOSettings{Swarm: 3, Global: 1, Random: -1})
+	var best Point
+	bestFit := math.Inf(1)
+	for i := 0; i < 12; i++ {
+		p, ok := ps.Next()
+		if !ok {
+			t.Fatal("pso ended early")
+		}
+		r := fakeEval(context.Background(), p)
+		ps.Tell(p, r)
+		if f := r.Fitness(); f < bestFit {
+			best, bestFit = p, f
+		}
+	}
+	// With Global 1, every move copies the best and must then be
+	// redrawn (it was measured) or replaced by a fresh point: no crash,
+	// no repeats (checked for all strategies in package strategies).
+	if g, _, ok := ps.seen.Best(); !ok || !g.Equal(best) {
+		t.Errorf("swarm best %v, want %v", g, best)
+	}
+}
+
+// The bandit credits the technique whose proposal improved the best, and
+// uses every technique at least once.
+func TestBanditCredits(t *testing.T) {
+	s := divSpace(t)
+	good := NewAnnealing(s, NewRand(4), AnnealingSettings{})
+	bad := NewExhaustive(s) // starts at a=1: slow points
+	b := NewBandit(s, NewRand(4), BanditSettings{}, good, bad)
+	if b.Techniques() != "annealing,exhaustive" {
+		t.Errorf("techniques %q", b.Techniques())
+	}
+	for i := 0; i < 40; i++ {
+		p, ok := b.Next()
+		if !ok {
+			break
+		}
+		b.Tell(p, fakeEval(context.Background(), p))
+	}
+	u := b.Uses()
+	if u["annealing"] == 0 || u["exhaustive"] == 0 {
+		t.Errorf("uses %v: want both techniques tried", u)
+	}
+	if u["annealing"] <= u["exhaustive"] {
+		t.Errorf("uses %v: want the improving technique used more", u)
+	}
+}

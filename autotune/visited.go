@@ -1,0 +1,112 @@
+package autotune
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Visited is a strategy's memory of the points it proposed and of the
+// results it was told, so that it never proposes a point twice: the points
+// proposed and not yet told (pending), the fitness of those told (any
+// point of the space, also those another strategy proposed), the best of
+// them, and a source of fresh points (never proposed nor told) drawn
+// uniformly at random.
+type Visited struct {
+	space   *Space
+	sampler *Random
+	fit     map[string]float64
+	pending map[string]bool
+	found   bool
+	best    Point
+	bestFit float64
+}
+
+// NewVisited returns an empty memory of space; fresh points are drawn from
+// r.
+func NewVisited(space *Space, r *rand.Rand) *Visited {
+	return &Visited{space: space, sampler: NewRandom(space, r), fit: map[string]float64{}, pending: map[string]bool{}, bestFit: math.Inf(1)}
+}
+
+// Propose marks p as proposed: Seen reports it until it is told, and Fresh
+// never returns it.
+func (v *Visited) Propose(p Point) { v.pending[p.Key()] = true }
+
+// Tell records the result of p.
+func (v *Visited) Tell(p Point, r Result) {
+	k := p.Key()
+	delete(v.pending, k)
+	f := r.Fitness()
+	v.fit[k] = f
+	if f < v.bestFit {
+		v.found, v.best, v.bestFit = true, p, f
+	}
+}
+
+// Seen reports whether p was proposed or told.
+func (v *Visited) Seen(p Point) bool {
+	k := p.Key()
+	_, told := v.fit[k]
+	return told || v.pending[k]
+}
+
+// Fitness returns p's fitness (+Inf for a failure) and whether it was told.
+func (v *Visited) Fitness(p Point) (float64, bool) {
+	f, ok := v.fit[p.Key()]
+	return f, ok
+}
+
+// Measured returns the number of points told.
+func (v *Visited) Measured() int { return len(v.fit) }
+
+// Best returns the fastest point told, its time, and whether any
+// succeeded.
+func (v *Visited) Best() (Point, float64, bool) { return v.best, v.bestFit, v.found }
+
+// Fresh returns a point never proposed nor told, drawn at random, and marks
+// it proposed; ok is false when there is none left.
+func (v *Visited) Fresh() (Point, bool) {
+	for {
+		p, ok := v.sampler.Next()
+		if !ok {
+			return Point{}, false
+		}
+		if !v.Seen(p) {
+			v.Propose(p)
+			return p, true
+		}
+	}
+}
+
+// Neighbours returns the points of space next to p: one parameter moved to
+// the value before or after it in its range (given the values before it),
+// the parameters after it repaired into the space (Space.Repair) where the
+// move leaves their values out of range. They are distinct, in parameter
+// order, and exclude p.
+func (s *Space) Neighbours(p Point) []Point {
+	var out []Point
+	seen := map[string]bool{p.Key(): true}
+	for k := 0; k < p.Len() && k < s.Len(); k++ {
+		r := s.Range(k, p)
+		i := -1
+		for j, v := range r {
+			if v == p.Value(k) {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			continue
+		}
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(r) {
+				continue
+			}
+			q := s.Repair(p.With(k, r[j]))
+			if key := q.Key(); !seen[key] && s.Contains(q) {
+				seen[key] = true
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}

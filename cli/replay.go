@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/replay"
+	"github.com/hplopt/hplopt/strategies"
+)
+
+const replayAbout = `Runs search strategies against a recorded table of measurements instead of a
+device (Kernel Tuner's simulation mode) and prints, per strategy, the median
+fraction of the optimum reached after -e evaluations over --seeds searches, its
+quartiles, and the methodology score ((found - random) / (optimum - random),
+random search's expected best in closed form).`
+
+func init() {
+	register(verb{name: "replay", summary: "run search strategies on a recorded table instead of a device and score them", run: replayVerb,
+		flags: func() *flagSet { fs, _ := replayFlags(); return fs }})
+}
+
+// replayFlags defines replay's flags; the values are read after parsing.
+type replayFlagValues struct {
+	table, stop, at, js, plot string
+	strats                    []string
+	evals, seeds              int
+}
+
+func replayFlags() (*flagSet, *replayFlagValues) {
+	v := &replayFlagValues{}
+	fs := newFlagSet("replay", "", replayAbout)
+	fs.StringVar(&v.table, "table", "", "recorded space: a CSV `FILE` with a header, a column per parameter and time_ms (a time or fail); required")
+	var names []string
+	for _, n := range strategies.Names() {
+		if n != strategies.Exhaustive {
+			names = append(names, n)
+		}
+	}
+	strategiesVar(fs, &v.strats, names, "strategies to replay, comma-separated")
+	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search (0: 10% of the table, at least 20)")
+	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N)")
+	fs.StringVar(&v.stop, "stop", "", "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs)")
+	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
+	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")
+	fs.StringVar(&v.plot, "plot", "", "write a PNG of the fraction of the optimum against evaluations to `FILE`")
+	return fs, v
+}
+
+// replayConfig is one `hplopt replay`.
+type replayConfig struct {
+	Table string
+	Run   replay.Config
+	At    []string // budgets of the extra lines, as given: counts or percentages of the table
+	JSON  string
+	Plot  string
+}
+
+func parseReplay(args []string) (*replayConfig, *flagSet, error) {
+	fs, v := replayFlags()
+	if err := fs.noOperands(args); err != nil {
+		return nil, fs, err
+	}
+	if v.table == "" {
+		return nil, fs, errors.New("no --table given")
+	}
+	cfg := &replayConfig{Table: v.table, JSON: v.js, Plot: v.plot, Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats}}
+	stop, at := &v.stop, &v.at
+	if *stop != "" {
+		c, err := autotune.ParseStop(*stop)
+		if err != nil {
+			return nil, fs, err
+		}
+		cfg.Run.Stop = c
+	}
+	if *at != "" {
+		cfg.At = strings.Split(*at, ",")
+	}
+	return cfg, fs, nil
+}
+
+// budget reads a --at entry: a count, or a percentage of size points
+// (rounded up).
+func budget(s string, size int) (int, error) {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(p, 64)
+		if err != nil || f <= 0 || f > 100 {
+			return 0, fmt.Errorf("--at %s: want a count or a percentage in (0, 100]", s)
+		}
+		return max(1, int(math.Ceil(f/100*float64(size)))), nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("--at %s: want a count or a percentage in (0, 100]", s)
+	}
+	return n, nil
+}
+
+// replayVerb is `hplopt replay`: replay strategies on a recorded table and
+// print, per strategy, the median fraction of the optimum reached after N
+// evaluations, its quartiles and the methodology score.
+func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
+	cfg, fs, err := parseReplay(args)
+	if err != nil {
+		return fs.usageError(err, stdout, stderr)
+	}
+	t, err := replay.LoadCSV(cfg.Table)
+	if err != nil {
+		fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
+		return 1
+	}
+	if cfg.Run.Evaluations == 0 {
+		cfg.Run.Evaluations = max(20, (t.Len()+9)/10)
+	}
+	var at []int
+	for _, s := range cfg.At {
+		n, err := budget(s, t.Len())
+		if err == nil && n > cfg.Run.Evaluations {
+			err = fmt.Errorf("--at %s: %d evaluations, more than -e %d", s, n, cfg.Run.Evaluations)
+		}
+		if err != nil {
+			return fs.usageError(err, stdout, stderr)
+		}
+		if !slices.Contains(at, n) {
+			at = append(at, n)
+		}
+	}
+	slices.Sort(at)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	results, err := replay.Replay(ctx, t, cfg.Run)
+	if err != nil {
+		fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
+		return 1
+	}
+	n := cfg.Run.Evaluations
+	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %d seeds; random search's expected best %.4g ms (fraction %.3f)\n",
+		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), cfg.Run.Seeds, t.ExpectedRandom(n), t.Optimum()/t.ExpectedRandom(n))
+	for _, r := range results {
+		yes := "no"
+		if r.BeatsRandom {
+			yes = "yes"
+		}
+		fmt.Fprintf(stdout, "%s fraction=%.3f q1=%.3f q3=%.3f score=%.3f beats-random-from-%d=%s\n", r.Strategy, r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score, r.From, yes)
+	}
+	for _, k := range at {
+		fmt.Fprintf(stdout, "# after %d evaluations (%.1f%%): random search's expected fraction %.3f\n", k, 100*float64(k)/float64(t.Len()), t.Optimum()/t.ExpectedRandom(k))
+		for _, r := range results {
+			p := r.At(k)
+			fmt.Fprintf(stdout, "%s@%d fraction=%.3f q1=%.3f q3=%.3f score=%.3f\n", r.Strategy, k, p.MedianFraction, p.Q1Fraction, p.Q3Fraction, p.Score)
+		}
+	}
+	status := 0
+	if cfg.JSON != "" {
+		data, err := json.MarshalIndent(results, "", "  ")
+		if err == nil {
+			err = os.WriteFile(cfg.JSON, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
+			status = 1
+		}
+	}
+	if cfg.Plot != "" {
+		if err := replay.WritePlot(cfg.Plot, t, results); err != nil {
+			fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
+			status = 1
+		}
+	}
+	return status
+}

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/kernels"
+)
+
+// hplopt runs the command line args and returns its status and outputs.
+func hplopt(args ...string) (status int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	status = Run(args, &o, &e, Builtins()...)
+	return status, o.String(), e.String()
+}
+
+// builtins is the command of hplopt's kernels.
+var builtins = &command{sources: Builtins()}
+
+// needDevice skips a test on a machine without an OpenCL device.
+func needDevice(t *testing.T) {
+	t.Helper()
+	if _, err := hpl.Eval(kernels.MatMul).DeviceInfo(); err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+}
+
+func TestKernelsVerb(t *testing.T) {
+	status, out, _ := hplopt("kernels")
+	if status != 0 {
+		t.Fatalf("status %d", status)
+	}
+	for _, want := range []string{"conv1d", "1DCONV", "syr2k", "SYR2K", "n=4096x4096 k=4096", "n=48x32 k=5x3", "n=128x128x128 k=8192"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("hplopt kernels does not show %q:\n%s", want, out)
+		}
+	}
+	if status, _, errOut := hplopt("kernels", "extra"); status != 2 || !strings.Contains(errOut, "usage:") {
+		t.Errorf("hplopt kernels extra: status %d, stderr %q", status, errOut)
+	}
+}
+
+func TestRunVerb(t *testing.T) {
+	needDevice(t)
+	for _, args := range [][]string{
+		{"run", "matmul"},
+		{"run", "syrk", "--size", "tiny", "--seed", "5", "--reps", "2"},
+		{"run", "-n", "40", "conv1d", "-k", "7"}, // flags before and after the name
+		{"run", "conv2d", "-n", "20,12", "-k", "3,2", "--sample", "17"},
+	} {
+		status, out, errOut := hplopt(args...)
+		if status != 0 || !strings.Contains(out, "check ok") || !strings.Contains(out, "GFLOP/s") {
+			t.Errorf("hplopt %s: status %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), status, out, errOut)
+		}
+	}
+	_, out, _ := hplopt("run", "conv2d", "-n", "20,12", "-k", "3,2", "--sample", "17")
+	if !strings.Contains(out, "n=20x12 k=3x2") || !strings.Contains(out, "(17 points)") {
+		t.Errorf("conv2d 20x12: %s", out)
+	}
+}
+
+func TestRunUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "no kernel given"},
+		{[]string{"run", "gemm"}, `no kernel "gemm"`},
+		{[]string{"run", "matmul", "extra"}, `unexpected argument "extra"`},
+		{[]string{"run", "matmul", "-n", "1,2,3", "-k", "4"}, "-n takes 1 or 2 values, not 3"},
+		{[]string{"run", "matmul", "-n", "64", "-k", "0"}, "flag -k: want integers from 1 to 2^31-1"},
+		{[]string{"run", "matmul", "-n", "six", "-k", "4"}, `invalid value "six" for flag -n`},
+		{[]string{"run", "matmul", "-n", "64"}, "needs -k"},
+		{[]string{"run", "matmul", "--size", "XL"}, `no size class "XL"`},
+		{[]string{"run", "matmul", "--reps", "0"}, `invalid value "0" for flag -reps`},
+		{[]string{"run", "matmul", "--bogus"}, "flag provided but not defined"},
+	} {
+		status, _, errOut := hplopt(tc.args...)
+		if status != 2 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "usage: hplopt run") {
+			t.Errorf("hplopt %s: status %d, stderr %q; want 2 and %q", strings.Join(tc.args, " "), status, errOut, tc.want)
+		}
+	}
+	if status, out, _ := hplopt("run", "-h"); status != 0 || !strings.Contains(out, "-size") {
+		t.Errorf("hplopt run -h: status %d, stdout %q", status, out)
+	}
+}
+
+func TestRunFailures(t *testing.T) {
+	needDevice(t)
+	if status, _, errOut := hplopt("run", "matmul", "-d", "no such device"); status != 1 || !strings.Contains(errOut, "no such device") {
+		t.Errorf("unknown device: status %d, stderr %q", status, errOut)
+	}
+
+	// A variant that skips the first term of the sum is caught by the check.
+	b, _ := kernels.Get("matmul")
+	v := b.Kernel.AST()
+	ast.Inspect(v.Body, func(n ast.Node) bool {
+		if f, ok := n.(*ast.For); ok {
+			f.Lo = ast.IntConst(1)
+		}
+		return true
+	})
+	cfg := &runConfig{Bench: b, Size: b.Sizes["tiny"], Seed: 1, Variant: v, Params: "lo=1", Local: []int{8, 4}}
+	var out, errOut bytes.Buffer
+	if status := runAndReport(cfg, &out, &errOut); status != 1 || !strings.Contains(out.String(), "WRONG") || !strings.Contains(errOut.String(), "differ from the CPU reference") {
+		t.Errorf("wrong variant: status %d\nstdout: %s\nstderr: %s", status, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "variant lo=1 (global [32 32], local [8 4])") {
+		t.Errorf("the result line does not describe the variant: %s", out.String())
+	}
+}

@@ -1,0 +1,336 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/bench"
+	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/kernels"
+)
+
+// tuneConfig is one `hplopt tune`.
+type tuneConfig struct {
+	Bench    *kernels.Benchmark
+	Size     kernels.Size   // the size of this run
+	Sizes    []kernels.Size // every size to tune (--sizes, -n repeated)
+	Device   string
+	Settings hpl.OptimizerSettings
+	DataSeed int64
+	Emit     string // file for the best kernel's OpenCL
+	JSON     string // file for the JSON report
+	Quiet    bool   // no progress lines
+
+	size    sizeFlags
+	records recordsFlags
+}
+
+const tuneAbout = `Searches the optimizer's parameters for a benchmark on a device and prints the
+best variant. Every variant is built, run and checked against the single-point
+kernel before its time counts, and recorded in the tuning records as soon as
+it is measured (hplopt db lists them). A problem tuned before is not searched
+again: --reuse says how the records are used (a cut search goes on where it
+stopped; a shape never tuned, without -t or -e, runs the nearest recorded
+shape's best). Ctrl-C or SIGTERM ends the search and reports the best so far.
+tune is the default verb: hplopt KERNEL ... is hplopt tune KERNEL ...`
+
+// flags defines tune's flags on c.
+func (c *tuneConfig) flags() *flagSet {
+	fs := newFlagSet("tune", "KERNEL", tuneAbout)
+	deviceVar(fs, &c.Device)
+	c.size.defineSeveral(fs)
+	strategyVar(fs, &c.Settings.Strategy, "search strategy")
+	secondsVar(fs, &c.Settings.Time, "t", 60*time.Second, autotune.MinBudget, autotune.MaxBudget, "", "search time budget in seconds")
+	searchFlags(fs, &c.Settings, &c.DataSeed, 5)
+	pinsVar(fs, &c.Settings.Fixed, nil, "pin optimizer parameters to values (the search runs over the others)")
+	fs.StringVar(&c.Emit, "emit", "", "write the best kernel's OpenCL to `FILE`")
+	fs.StringVar(&c.JSON, "json", "", "write the JSON report to `FILE` (with several sizes, a JSON array of reports)")
+	fs.BoolVar(&c.Quiet, "q", false, "no progress lines")
+	c.records.define(fs)
+	fs.Var(&reuseFlag{&c.Settings.Reuse}, "reuse", "how the tuning records of the problem are used")
+	return fs
+}
+
+// searchFlags defines the flags of a search that tune and bench share on s
+// and dataSeed, with runs timed launches per variant by default.
+func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs int) {
+	intVar(fs, &s.Evals, "e", 0, 0, math.MaxInt, "largest number of evaluations of a search (0: no limit)")
+	intVar(fs, &s.Seed, "seed", 1, 1, math.MaxUint64, "seed of the search")
+	intVar(fs, dataSeed, "data-seed", 1, 0, math.MaxInt64, "seed of the input data")
+	intVar(fs, &s.Runs, "runs", runs, 1, 1000, "timed launches per variant (the median counts)")
+	intVar(fs, &s.Builds, "builds", 2, 1, 256, "variants built in parallel while one is measured")
+	fs.Var(&orderFlag{&s.ReadyFirst}, "order", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
+	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")
+}
+
+// parseTune reads tune's arguments: KERNEL and flags, in any order, and
+// checks that the output files can be written.
+func parseTune(c *command, args []string) (*tuneConfig, *flagSet, error) {
+	cfg := new(tuneConfig)
+	fs := cfg.flags()
+	operands, err := fs.parse(args)
+	if err == nil {
+		cfg.Bench, cfg.Sizes, err = cfg.size.sizes(c, operands)
+	}
+	if err == nil {
+		cfg.Size = cfg.Sizes[0]
+		if cfg.Emit != "" && len(cfg.Sizes) > 1 {
+			err = fmt.Errorf("--emit writes one kernel: give one size, not %d", len(cfg.Sizes))
+		}
+	}
+	// Without -t or -e, a single size is given no budget: a shape never
+	// tuned then runs the nearest recorded shape's best instead of being
+	// searched (optimizer.ReuseBest); the search, if any, takes 60 s.
+	budget := len(cfg.Sizes) > 1
+	fs.Visit(func(f *flag.Flag) { budget = budget || f.Name == "t" || f.Name == "e" })
+	if !budget {
+		cfg.Settings.Time = 0
+	}
+	for _, out := range []struct{ flag, path string }{{"--json", cfg.JSON}, {"--emit", cfg.Emit}} {
+		if err == nil && out.path != "" {
+			if werr := checkOutput(out.path); werr != nil {
+				err = fmt.Errorf("%s: cannot write: %v", out.flag, werr)
+			}
+		}
+	}
+	return cfg, fs, err
+}
+
+// tuneVerb is `hplopt tune`, also reached as `hplopt KERNEL ...`: search the
+// optimizer's parameters for a benchmark on a device and print the best
+// variant; with several sizes, each in turn, then a table. Ctrl-C or
+// SIGTERM ends the search early and reports the best so far.
+func tuneVerb(c *command, args []string, stdout, stderr io.Writer) int {
+	cfg, fs, err := parseTune(c, args)
+	if err != nil {
+		return fs.usageError(err, stdout, stderr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if db := cfg.records.open("tune", stderr); db != nil {
+		defer db.Close()
+		cfg.Settings.Records = db
+	} else {
+		cfg.Settings.NoRecords = true
+	}
+	cfg.Settings.Warn = func(msg string) { fmt.Fprintf(stderr, "hplopt tune: warning: %s\n", msg) }
+	status := 0
+	var done []*hpl.Tuning
+	var reports []*autotune.JSONReport
+	for i, size := range cfg.Sizes {
+		if i > 0 {
+			if ctx.Err() != nil {
+				break
+			}
+			fmt.Fprintln(stdout)
+		}
+		cfg.Size = size
+		t, inst, err := tuneBenchmark(ctx, cfg, stdout)
+		if t != nil {
+			printTuning(stdout, cfg, t, inst)
+			done = append(done, t)
+			reports = append(reports, t.JSON())
+		}
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "hplopt tune: %s: %v\n", size, err)
+			status = 1
+		case t.Best == nil && (t.Reused == nil || t.Reused.Exact):
+			fmt.Fprintf(stderr, "hplopt tune: no variant ran correctly in %d evaluations\n", t.Report.Evaluations)
+			status = 1
+		}
+	}
+	if len(cfg.Sizes) > 1 && len(done) > 0 {
+		fmt.Fprintln(stdout)
+		printSizes(stdout, done)
+	}
+	if werr := writeTuning(cfg, done, reports); werr != nil {
+		fmt.Fprintf(stderr, "hplopt tune: %v\n", werr)
+		return 1
+	}
+	return status
+}
+
+// tuneBenchmark sets the benchmark up at cfg.Size and searches.
+func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*hpl.Tuning, *kernels.Instance, error) {
+	inst, err := cfg.Bench.Instance(cfg.Size, cfg.DataSeed)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := cfg.Settings
+	if !cfg.Quiet {
+		var last time.Time
+		set.Progress = func(p autotune.Progress) {
+			if time.Since(last) < time.Second && p.Evaluations > 1 {
+				return
+			}
+			last = time.Now()
+			best := "none yet"
+			if p.Found {
+				best = fmt.Sprintf("%.4f ms", p.BestMs)
+			}
+			fmt.Fprintf(progress, "  %6.1fs  evaluations %5d  failures %4d  best %s\n", p.Elapsed.Seconds(), p.Evaluations, p.Failures, best)
+		}
+	}
+	ev := hpl.Eval(cfg.Bench.Kernel).Device(cfg.Device).Global(inst.Global...)
+	if !cfg.Quiet {
+		budget := "a budget of " + set.Time.String()
+		if set.Time == 0 {
+			budget = "no budget given (60s if it searches)"
+		}
+		reuse := "reuse " + set.Reuse.String()
+		if set.Records == nil {
+			reuse = "no records"
+		}
+		fmt.Fprintf(progress, "tuning %s %s with %s search, %s, %s\n", title(cfg.Bench), cfg.Size, set.Strategy, budget, reuse)
+	}
+	t, err := ev.Tune(ctx, set, inst.Args...)
+	return t, inst, err
+}
+
+func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Instance) {
+	r := t.Report
+	fmt.Fprintf(w, "kernel        %s %s\n", title(cfg.Bench), cfg.Size)
+	fmt.Fprintf(w, "device        %s\n", t.Device)
+	if t.Reused != nil {
+		printReused(w, t, inst)
+		return
+	}
+	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, t.Settings.Time, r.Stopped)
+	fmt.Fprintf(w, "space         %s points\n", t.SpaceSize)
+	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute)
+	if t.Records != "" {
+		resumed := ""
+		if t.Resumed != "" {
+			resumed = fmt.Sprintf("; went on with the cut run %s", t.Resumed[:8])
+		}
+		fmt.Fprintf(w, "records       measured %d, taken from the records %d%s (%s, problem %s)\n", r.Measured, r.FromRecords, resumed, t.Records, t.Key.ID()[:12])
+	}
+	sp := r.Spent
+	fmt.Fprintf(w, "time          waiting for builds %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
+		sp.Build.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
+	f := r.Failures
+	fmt.Fprintf(w, "failures      illegal %d, compile %d, launch %d, wrong %d, timeout %d\n", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)
+	fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s)\n", t.BaselineMs, gflops(inst.FLOPs, t.BaselineMs))
+	if t.Best == nil {
+		fmt.Fprintf(w, "best          none: %s\n", bench.NoResult(r.Evaluations))
+	} else {
+		fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx\n", r.BestMs, gflops(inst.FLOPs, r.BestMs), t.Speedup())
+		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
+	}
+	if t.SinglePointFaster() {
+		fmt.Fprintf(w, "keep          the single-point kernel: no variant beat it (--emit writes it; Optimize runs it)\n")
+	}
+}
+
+// printReused prints the summary of a tuning taken from the records.
+func printReused(w io.Writer, t *hpl.Tuning, inst *kernels.Instance) {
+	r := t.Reused
+	hint := "--reuse continue searches on from it, --reuse ignore afresh"
+	if !r.Exact {
+		hint = "-t or -e searches this shape, starting from it"
+	}
+	fmt.Fprintf(w, "from records  %s: no search (%s)\n", r, hint)
+	fmt.Fprintf(w, "records       %s, problem %s\n", t.Records, t.Key.ID()[:12])
+	if r.Exact {
+		fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s), recorded\n", r.BaselineMs, gflops(inst.FLOPs, r.BaselineMs))
+		if t.Best != nil {
+			fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx, recorded\n", r.Ms, gflops(inst.FLOPs, r.Ms), t.Speedup())
+		}
+	} else {
+		fmt.Fprintf(w, "nearest       %s: single-point %.4f ms, best %.4f ms there; nothing measured for this shape\n", r.Sizes, r.BaselineMs, r.Ms)
+	}
+	if t.Best != nil {
+		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
+	}
+	if t.SinglePointFaster() {
+		fmt.Fprintf(w, "keep          the single-point kernel (--emit writes it; Optimize runs it)\n")
+	}
+}
+
+// printSizes prints the table of a tuning of several sizes.
+func printSizes(w io.Writer, ts []*hpl.Tuning) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SIZES\tSINGLE-POINT MS\tBEST MS\tSPEEDUP\tMEASURED\tFROM RECORDS\tSETTING FROM\tPARAMS")
+	for _, t := range ts {
+		base, best, speedup := "-", "-", "-"
+		from := "search"
+		if r := t.Reused; r != nil {
+			from = "records"
+			if !r.Exact {
+				from = "nearest " + r.Sizes
+			}
+		}
+		if t.BaselineMs > 0 {
+			base = fmt.Sprintf("%.4f", t.BaselineMs)
+		}
+		if t.Best != nil && t.Report.BestMs > 0 {
+			best, speedup = fmt.Sprintf("%.4f", t.Report.BestMs), fmt.Sprintf("%.2fx", t.Speedup())
+		}
+		params := formatParams(t.BestParams)
+		if t.SinglePointFaster() {
+			params = "the single-point kernel"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", t.Key.Sizes(), base, best, speedup, t.Report.Measured, t.Report.FromRecords, from, params)
+	}
+	tw.Flush()
+}
+
+func gflops(flops, ms float64) float64 {
+	if ms <= 0 {
+		return 0
+	}
+	return flops / (ms / 1e3) / 1e9
+}
+
+func formatParams(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+// writeTuning writes --emit (one size) and --json (one report, or an
+// array of them for several sizes).
+func writeTuning(cfg *tuneConfig, ts []*hpl.Tuning, reports []*autotune.JSONReport) error {
+	var errs []error
+	if cfg.Emit != "" && len(ts) == 1 {
+		t := ts[0]
+		src := t.Source
+		if t.SinglePointFaster() {
+			src = t.SinglePointSource
+		}
+		errs = append(errs, os.WriteFile(cfg.Emit, []byte(src), 0o644))
+	}
+	if cfg.JSON != "" && len(reports) > 0 {
+		var v any = reports
+		if len(cfg.Sizes) == 1 {
+			v = reports[0]
+		}
+		data, err := json.MarshalIndent(v, "", "  ")
+		if err == nil {
+			err = os.WriteFile(cfg.JSON, append(data, '\n'), 0o644)
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,287 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/strategies"
+)
+
+// pocl is the table recorded on PoCL (testdata/replay/README.md).
+const pocl = "../testdata/replay/matmul128-pocl.csv"
+
+// synthetic writes a table of 3 parameters, one string-valued, with
+// dependent ranges (b <= a), holes (a=8 has no c=z) and failures.
+func synthetic(t testing.TB) *Table {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("a, b, c, time_ms, cost_ms\n")
+	for _, a := range []int{1, 2, 4, 8, 16} {
+		for bb := 1; bb <= a; bb *= 2 {
+			for ci, c := range []string{"x", "y", "z"} {
+				if a == 8 && c == "z" {
+					continue
+				}
+				ms := fmt.Sprintf("%.4f", 1+math.Abs(math.Log2(float64(a))-3)+math.Abs(math.Log2(float64(bb))-1)/2+float64(ci)/4)
+				if (a+bb+ci)%5 == 0 {
+					ms = "fail"
+				}
+				fmt.Fprintf(&b, "%d,%d,%s,%s,%d\n", a, bb, c, ms, 100)
+			}
+		}
+	}
+	c, err := ReadCSV(strings.NewReader(b.String()), "synthetic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Load(c, "synthetic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func TestReadCSV(t *testing.T) {
+	c, err := ReadCSV(strings.NewReader("# a comment\nwg,layout,time_ms,cost_ms\n64,row,1.5,200\n32,col,fail,10\n64,col,compile,5\n"), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Params(), ","); got != "wg,layout" {
+		t.Errorf("params %s", got)
+	}
+	if c.Labels(0) != nil || strings.Join(c.Labels(1), ",") != "row,col" {
+		t.Errorf("labels %v %v", c.Labels(0), c.Labels(1))
+	}
+	rows, _ := c.Rows()
+	want := []Row{
+		{Values: []int{64, 0}, Outcome: autotune.OK, Ms: 1.5, Cost: 200 * time.Millisecond},
+		{Values: []int{32, 1}, Outcome: autotune.Launch, Cost: 10 * time.Millisecond},
+		{Values: []int{64, 1}, Outcome: autotune.Compile, Cost: 5 * time.Millisecond},
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Errorf("rows %v, want %v", rows, want)
+	}
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                            "empty table",
+		"a,b\n1,2\n":                  "no time_ms column",
+		"time_ms\n1\n":                "no parameter columns",
+		"a,time_ms\n":                 "no rows",
+		"a,a,time_ms\n1,1,1\n":        `names column "a" twice`,
+		"a,time_ms\n1,1\n2,slow\n":    `t.csv:3: time_ms: "slow": want a positive time`,
+		"a,time_ms\n1,-1\n":           `t.csv:2: time_ms: "-1"`,
+		"a,time_ms\n1,1\n2\n":         "wrong number of fields",
+		"a,time_ms,cost_ms\n1,1,x\n":  `t.csv:2: cost_ms "x"`,
+		"a,b,time_ms\n1,,1\nz,2,1\n":  "t.csv:2: no value for b",
+		"a,time_ms\n1,1\n,2\n,3\n":    "", // empty strings are an error only in string columns
+		"a,time_ms\n1,1\n2,1\n1,fail": "row 3 records a=1 again",
+	} {
+		c, err := ReadCSV(strings.NewReader(in), "t.csv")
+		if err == nil {
+			_, err = Load(c, "t.csv")
+		}
+		if want == "" {
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "replay: ") {
+			t.Errorf("%q: error %v, want one containing %q", in, err, want)
+		}
+	}
+}
+
+// The space is exactly the set of rows, and the evaluator returns them.
+func TestTableSpace(t *testing.T) {
+	tab := synthetic(t)
+	s := tab.Space()
+	if s.Size().Int64() != int64(tab.Len()) || tab.Len() != 3*15-4 {
+		t.Fatalf("space of %v points for %d rows, want 41", s.Size(), tab.Len())
+	}
+	ev := tab.Evaluator()
+	failed := 0
+	for i := range s.Size().Int64() {
+		p := s.At(big.NewInt(i))
+		row, ok := tab.Lookup(p)
+		if !ok {
+			t.Fatalf("point %s of the space is not in the table", tab.Describe(p))
+		}
+		r := ev.Evaluate(context.Background(), p)
+		if r.Outcome != row.Outcome || r.Ms != row.Ms {
+			t.Errorf("%s: evaluated %v, recorded %v", tab.Describe(p), r, row)
+		}
+		if r.Outcome != autotune.OK {
+			failed++
+		}
+	}
+	if failed != tab.Failed() || failed == 0 {
+		t.Errorf("%d failures evaluated, table has %d", failed, tab.Failed())
+	}
+	if ev.Clock() != time.Duration(tab.Len())*100*time.Millisecond {
+		t.Errorf("simulated clock %v after %d evaluations of 100 ms", ev.Clock(), tab.Len())
+	}
+	hole, _ := s.FromValues([]int{8, 2, 2}) // a=8 has no c=z
+	if s.Contains(hole) {
+		t.Errorf("%s is in the space", tab.Describe(hole))
+	}
+	if r := ev.Evaluate(context.Background(), hole); r.Outcome != autotune.Illegal || r.Err == nil {
+		t.Errorf("unrecorded point evaluated to %v, want illegal", r)
+	}
+	if got := tab.Describe(hole); got != "a=8,b=2,c=z" {
+		t.Errorf("Describe = %q", got)
+	}
+}
+
+// ExpectedRandom is the mean over every subset of n recorded times of its
+// smallest.
+func TestExpectedRandom(t *testing.T) {
+	tab := &Table{valid: []float64{1, 2, 2, 3, 5, 8, 9}}
+	m := len(tab.valid)
+	for n := 1; n <= m+1; n++ {
+		sum, count := 0.0, 0
+		for mask := 0; mask < 1<<m; mask++ {
+			bits, best := 0, math.Inf(1)
+			for i := range m {
+				if mask&(1<<i) != 0 {
+					bits++
+					best = math.Min(best, tab.valid[i])
+				}
+			}
+			if bits == min(n, m) {
+				sum += best
+				count++
+			}
+		}
+		if got, want := tab.ExpectedRandom(n), sum/float64(count); math.Abs(got-want) > 1e-12 {
+			t.Errorf("ExpectedRandom(%d) = %v, want %v", n, got, want)
+		}
+	}
+	if !math.IsInf(tab.ExpectedRandom(0), 1) {
+		t.Error("ExpectedRandom(0) is finite")
+	}
+}
+
+// Every strategy replayed on the synthetic table stays on recorded points,
+// and an exhaustive replay of the whole table reaches the optimum.
+func TestReplaySynthetic(t *testing.T) {
+	tab := synthetic(t)
+	res, err := Replay(context.Background(), tab, Config{Strategies: strategies.Names(), Evaluations: tab.Len(), Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Stopped["exhausted"]+r.Stopped["max-evals"] != 3 {
+			t.Errorf("%s: searches stopped by %v", r.Strategy, r.Stopped)
+		}
+		if last := r.At(tab.Len()); last.MedianFraction != 1 || last.Q1Fraction != 1 {
+			t.Errorf("%s: after the whole table, fraction %v (q1 %v), want 1", r.Strategy, last.MedianFraction, last.Q1Fraction)
+		}
+		for n := 2; n <= tab.Len(); n++ {
+			if r.At(n).MedianFraction < r.At(n-1).MedianFraction {
+				t.Errorf("%s: median fraction falls from %v to %v at %d evaluations", r.Strategy, r.At(n-1).MedianFraction, r.At(n).MedianFraction, n)
+			}
+		}
+	}
+	for _, name := range strategies.Names() {
+		s, _ := strategies.New(name, tab.Space(), autotune.NewRand(1), strategies.Options{})
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{}, tab.Space(), s, tab.Evaluator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Failures.Illegal != 0 || rep.Evaluations != tab.Len() {
+			t.Errorf("%s: %d illegal points in %d evaluations of %d rows", name, rep.Failures.Illegal, rep.Evaluations, tab.Len())
+		}
+	}
+}
+
+// Random search's score averages to about 0: the closed form matches the
+// strategy.
+func TestReplayRandomScoresZero(t *testing.T) {
+	tab, err := LoadCSV(pocl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Replay(context.Background(), tab, Config{Strategies: []string{"random"}, Evaluations: 30, Seeds: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{5, 10, 30} {
+		if s := res[0].At(n).Score; math.Abs(s) > 0.1 {
+			t.Errorf("random search's score after %d evaluations over 400 seeds: %.3f, want about 0", n, s)
+		}
+	}
+}
+
+// The stop condition ends replayed searches, its time on the simulated
+// clock (the recorded costs).
+func TestReplayStop(t *testing.T) {
+	tab := synthetic(t)
+	for stop, evals := range map[string]int{"evals>=7": 7, "time>=1s": 10, "space>=50%": 21} {
+		res, err := Replay(context.Background(), tab, Config{Strategies: []string{"random"}, Evaluations: 30, Seeds: 2, Stop: autotune.MustParseStop(stop)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].Stopped["stop-condition"] != 2 {
+			t.Errorf("%s: stopped %v", stop, res[0].Stopped)
+		}
+		// After the stop, the best is carried on: the curve is flat.
+		if a, b := res[0].At(evals), res[0].At(30); a != (Point{Evaluations: evals, MedianFraction: b.MedianFraction, Q1Fraction: b.Q1Fraction, Q3Fraction: b.Q3Fraction, Score: a.Score}) {
+			t.Errorf("%s: figures change after the stop: %+v, then %+v", stop, a, b)
+		}
+	}
+}
+
+func TestReplayErrors(t *testing.T) {
+	tab := synthetic(t)
+	for _, c := range []Config{{Evaluations: 5}, {Strategies: []string{"random"}}, {Strategies: []string{"simplex"}, Evaluations: 5}} {
+		if _, err := Replay(context.Background(), tab, c); err == nil || !strings.HasPrefix(err.Error(), "replay: ") {
+			t.Errorf("%+v: error %v", c, err)
+		}
+	}
+}
+
+func TestWritePlot(t *testing.T) {
+	tab := synthetic(t)
+	res, err := Replay(context.Background(), tab, Config{Strategies: []string{"random", "genetic"}, Evaluations: 20, Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "p.png")
+	if err := WritePlot(f, tab, res); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("plot: %d bytes, %v", len(b), err)
+	}
+}
+
+// Every strategy replayed on the recorded 2DCONV table (with failures)
+// evaluates only recorded points.
+func TestReplayRecordedWithFailures(t *testing.T) {
+	tab, err := LoadCSV("../testdata/replay/conv2d256-pocl.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Len() != 693 || tab.Failed() != 16 {
+		t.Fatalf("%d rows, %d failed; want 693, 16", tab.Len(), tab.Failed())
+	}
+	for _, name := range strategies.Names() {
+		s, _ := strategies.New(name, tab.Space(), autotune.NewRand(2), strategies.Options{Evaluations: 60})
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 60}, tab.Space(), s, tab.Evaluator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Failures.Illegal != 0 || rep.Evaluations != 60 || !rep.Found {
+			t.Errorf("%s: %d evaluations, %d of unrecorded points, found %v", name, rep.Evaluations, rep.Failures.Illegal, rep.Found)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/strategies"
+)
+
+// Config is one replay. The zero value of each field but Strategies and
+// Evaluations works.
+type Config struct {
+	// Strategies names the strategies to replay (registry names or unique
+	// prefixes). Required.
+	Strategies []string
+	// Evaluations is N, the evaluations of each search (its MaxEvals; the
+	// strategies are told it as their budget). Required, at least 1.
+	Evaluations int
+	// Seeds is the number of searches per strategy, with seeds 1 to Seeds.
+	// Default 0: 20.
+	Seeds int
+	// Stop ends a search early (autotune.ParseStop); its time conditions
+	// read the simulated clock (the recorded costs). Default nil: each
+	// search runs N evaluations or until its strategy is exhausted.
+	Stop autotune.Stop
+	// From is the first budget at which BeatsRandom is judged. Default 0:
+	// 20 evaluations (or N when smaller).
+	From int
+}
+
+// Result is one strategy's replay.
+type Result struct {
+	Strategy    string `json:"strategy"`
+	Evaluations int    `json:"evaluations"` // N
+	Seeds       int    `json:"seeds"`
+	// MedianFraction, Q1Fraction and Q3Fraction are the median and
+	// quartiles over the seeds of the fraction of the optimum (optimum
+	// time / best time found, 0 while none was found) after N
+	// evaluations.
+	MedianFraction float64 `json:"median_fraction"`
+	Q1Fraction     float64 `json:"q1_fraction"`
+	Q3Fraction     float64 `json:"q3_fraction"`
+	// Score is the methodology score after N evaluations: (found -
+	// random) / (optimum - random), found being the mean over the seeds of
+	// the best time found and random random search's expected best after
+	// N draws (Table.ExpectedRandom): 1 is the optimum every time, 0 no
+	// better than random search, negative worse. A search that found
+	// nothing counts as the slowest recorded time. Score is 0 when random
+	// search's expectation is the optimum.
+	Score float64 `json:"score"`
+	// BeatsRandom says whether Score is positive at every budget from
+	// From to N.
+	BeatsRandom bool `json:"beats_random"`
+	From        int  `json:"beats_random_from"`
+	// Curve has the same figures after each number of evaluations 1..N.
+	Curve []Point `json:"curve"`
+	// Stopped counts the searches by why they ended (autotune.StopReason
+	// names).
+	Stopped map[string]int `json:"stopped"`
+}
+
+// Point is a Result's figures after Evaluations evaluations.
+type Point struct {
+	Evaluations    int     `json:"evaluations"`
+	MedianFraction float64 `json:"median_fraction"`
+	Q1Fraction     float64 `json:"q1_fraction"`
+	Q3Fraction     float64 `json:"q3_fraction"`
+	Score          float64 `json:"score"`
+}
+
+// At returns the figures after n evaluations (1 <= n <= N).
+func (r *Result) At(n int) Point { return r.Curve[n-1] }
+
+// Replay runs each strategy of cfg on the table for seeds 1 to Seeds, with
+// autotune.Tune, the table's Evaluator and its simulated clock, and scores
+// them. A search that ends before N evaluations (exhausted, or by the
+// stop condition) keeps its best for the remaining budgets.
+func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
+	if len(cfg.Strategies) == 0 {
+		return nil, fmt.Errorf("replay: no strategies to replay")
+	}
+	if cfg.Evaluations < 1 {
+		return nil, fmt.Errorf("replay: %d evaluations, want at least 1", cfg.Evaluations)
+	}
+	if len(t.valid) == 0 {
+		return nil, fmt.Errorf("replay: %s: every recorded point failed: nothing to score against", t.name)
+	}
+	seeds := cfg.Seeds
+	if seeds <= 0 {
+		seeds = 20
+	}
+	from := cfg.From
+	if from <= 0 {
+		from = 20
+	}
+	from = min(from, cfg.Evaluations)
+	var out []*Result
+	for _, name := range cfg.Strategies {
+		info, err := strategies.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		best := make([][]float64, seeds) // per seed: best time after each evaluation
+		stopped := map[string]int{}
+		for s := range seeds {
+			seed := uint64(s + 1)
+			ev := t.Evaluator()
+			strat := info.New(t.space, autotune.NewRand(seed), strategies.Options{Evaluations: cfg.Evaluations})
+			set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
+			rep, err := autotune.Tune(ctx, set, t.space, strat, ev)
+			if err != nil {
+				return nil, fmt.Errorf("replay: %s, seed %d: %w", info.Name, seed, err)
+			}
+			if rep.Stopped == autotune.StopCancelled {
+				return nil, fmt.Errorf("replay: %w", ctx.Err())
+			}
+			stopped[rep.Stopped.String()]++
+			best[s] = bestSoFar(rep, cfg.Evaluations)
+		}
+		r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped, BeatsRandom: true}
+		for n := 1; n <= cfg.Evaluations; n++ {
+			p := t.score(best, n)
+			r.Curve = append(r.Curve, p)
+			if n >= from && !(p.Score > 0) {
+				r.BeatsRandom = false
+			}
+		}
+		last := r.At(cfg.Evaluations)
+		r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score = last.MedianFraction, last.Q1Fraction, last.Q3Fraction, last.Score
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// bestSoFar returns the best time after each of the first n evaluations of
+// rep (+Inf before the first success), the last carried on when the search
+// ended early.
+func bestSoFar(rep *autotune.Report, n int) []float64 {
+	out := make([]float64, n)
+	best := math.Inf(1)
+	for i := range out {
+		if i < len(rep.History) {
+			best = math.Min(best, rep.History[i].Result.Fitness())
+		}
+		out[i] = best
+	}
+	return out
+}
+
+// score returns the figures after n evaluations of the searches whose
+// best-so-far curves are best.
+func (t *Table) score(best [][]float64, n int) Point {
+	opt, worst := t.Optimum(), t.valid[len(t.valid)-1]
+	fr := make([]float64, len(best))
+	mean := 0.0
+	for s, b := range best {
+		fr[s] = opt / b[n-1] // 0 for +Inf
+		mean += math.Min(b[n-1], worst) / float64(len(best))
+	}
+	fr = ordered(fr)
+	p := Point{Evaluations: n, MedianFraction: quantile(fr, 0.5), Q1Fraction: quantile(fr, 0.25), Q3Fraction: quantile(fr, 0.75)}
+	random := t.ExpectedRandom(n)
+	if random-opt > 0 {
+		p.Score = (random - mean) / (random - opt)
+	}
+	return p
+}
+
+// quantile returns the q-quantile of sorted xs, interpolating linearly
+// between order statistics (xs[(len-1)q]).
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	pos := q * float64(len(xs)-1)
+	i := int(pos)
+	if i+1 >= len(xs) {
+		return xs[len(xs)-1]
+	}
+	f := pos - float64(i)
+	return xs[i]*(1-f) + xs[i+1]*f
+}

@@ -1,0 +1,424 @@
+// Package replay runs search strategies against recorded measurements
+// instead of a device, as Kernel Tuner's simulation mode does: a Table is a
+// recorded space (the rows of a Source, such as a CSV file), its Evaluator
+// returns the recorded times without measuring anything, and Replay runs
+// each strategy of the registry (package strategies) through the same
+// autotune.Tune loop and stop conditions as a live search, for many seeds,
+// and scores it: the fraction of the optimum reached after each number of
+// evaluations and the methodology score of the auto-tuning community
+// against random search's expected best.
+//
+// It does not use OpenCL.
+package replay
+
+import (
+	"cmp"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hplopt/hplopt/autotune"
+)
+
+// Row is one recorded point.
+type Row struct {
+	// Values has one value per parameter, in the order of the Source's
+	// Params (a string-valued parameter's value is the index of its label).
+	Values []int
+	// Outcome is OK for a measured time, else the failure.
+	Outcome autotune.Outcome
+	// Ms is the measured time in milliseconds when Outcome is OK.
+	Ms float64
+	// Cost is what evaluating the point took (build, runs, check), the
+	// simulated time a replay charges for it; 0 when not recorded (the
+	// replay then charges Ms, or nothing for a failure).
+	Cost time.Duration
+}
+
+// Source is recorded measurements of a space: its parameters and rows. A
+// CSV file is one (ReadCSV); the records database is to be another.
+type Source interface {
+	// Params names the parameters, in the order of the space.
+	Params() []string
+	// Labels returns the names of a string-valued parameter's values,
+	// indexed by value, or nil for an integer parameter.
+	Labels(param int) []string
+	// Rows returns the recorded points.
+	Rows() ([]Row, error)
+}
+
+// CSV is a Source read from a table with a header row, one column per
+// parameter (integer or string values; strings are numbered in order of
+// first appearance), a column time_ms holding the measured time in
+// milliseconds or "fail" (or an outcome's name: compile, launch, wrong,
+// timeout, illegal), and optionally a column cost_ms with the time the
+// evaluation took.
+type CSV struct {
+	name   string
+	params []string
+	labels [][]string
+	rows   []Row
+}
+
+// OpenCSV reads the CSV table in file.
+func OpenCSV(file string) (*CSV, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	return ReadCSV(f, file)
+}
+
+// ReadCSV reads a CSV table from r; name says where it comes from in
+// errors.
+func ReadCSV(r io.Reader, name string) (*CSV, error) {
+	cr := csv.NewReader(r)
+	cr.TrimLeadingSpace = true
+	cr.Comment = '#'
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("replay: %s: empty table, want a header row", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", name, err)
+	}
+	c := &CSV{name: name}
+	timeCol, costCol := -1, -1
+	var paramCols []int
+	seen := map[string]bool{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		switch {
+		case h == "":
+			return nil, fmt.Errorf("replay: %s: header column %d has no name", name, i+1)
+		case seen[h]:
+			return nil, fmt.Errorf("replay: %s: header names column %q twice", name, h)
+		case h == "time_ms":
+			timeCol = i
+		case h == "cost_ms":
+			costCol = i
+		default:
+			c.params = append(c.params, h)
+			paramCols = append(paramCols, i)
+		}
+		seen[h] = true
+	}
+	if timeCol < 0 {
+		return nil, fmt.Errorf("replay: %s: no time_ms column (header: %s)", name, strings.Join(header, ","))
+	}
+	if len(c.params) == 0 {
+		return nil, fmt.Errorf("replay: %s: no parameter columns", name)
+	}
+	// Read every cell first: a column is integer-valued if all its cells
+	// are integers.
+	var cells [][]string
+	var lines []int
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("replay: %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		cells, lines = append(cells, rec), append(lines, line)
+	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("replay: %s: no rows", name)
+	}
+	c.labels = make([][]string, len(c.params))
+	index := make([]map[string]int, len(c.params))
+	for k, col := range paramCols {
+		for _, rec := range cells {
+			if _, err := strconv.Atoi(strings.TrimSpace(rec[col])); err != nil {
+				index[k] = map[string]int{}
+				break
+			}
+		}
+	}
+	for i, rec := range cells {
+		row := Row{Values: make([]int, len(c.params))}
+		for k, col := range paramCols {
+			v := strings.TrimSpace(rec[col])
+			if index[k] == nil {
+				row.Values[k], _ = strconv.Atoi(v)
+				continue
+			}
+			if v == "" {
+				return nil, fmt.Errorf("replay: %s:%d: no value for %s", name, lines[i], c.params[k])
+			}
+			j, ok := index[k][v]
+			if !ok {
+				j = len(c.labels[k])
+				index[k][v] = j
+				c.labels[k] = append(c.labels[k], v)
+			}
+			row.Values[k] = j
+		}
+		if err := parseTime(&row, strings.TrimSpace(rec[timeCol])); err != nil {
+			return nil, fmt.Errorf("replay: %s:%d: time_ms: %v", name, lines[i], err)
+		}
+		if costCol >= 0 {
+			v := strings.TrimSpace(rec[costCol])
+			ms, err := strconv.ParseFloat(v, 64)
+			if err != nil || ms < 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
+				return nil, fmt.Errorf("replay: %s:%d: cost_ms %q: want a time in milliseconds", name, lines[i], v)
+			}
+			row.Cost = time.Duration(ms * float64(time.Millisecond))
+		}
+		c.rows = append(c.rows, row)
+	}
+	return c, nil
+}
+
+// parseTime reads a time_ms cell into row.
+func parseTime(row *Row, v string) error {
+	if v == "fail" {
+		row.Outcome = autotune.Launch
+		return nil
+	}
+	var o autotune.Outcome
+	if err := o.UnmarshalText([]byte(v)); err == nil && o != autotune.OK {
+		row.Outcome = o
+		return nil
+	}
+	ms, err := strconv.ParseFloat(v, 64)
+	if err != nil || ms <= 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
+		return fmt.Errorf("%q: want a positive time in milliseconds or fail", v)
+	}
+	row.Outcome, row.Ms = autotune.OK, ms
+	return nil
+}
+
+// Name returns where the table was read from.
+func (c *CSV) Name() string { return c.name }
+
+// Params returns the parameter columns' names, in column order.
+func (c *CSV) Params() []string { return slices.Clone(c.params) }
+
+// Labels returns a string column's values in order of first appearance
+// (nil for an integer column).
+func (c *CSV) Labels(param int) []string { return c.labels[param] }
+
+// Rows returns the table's rows.
+func (c *CSV) Rows() ([]Row, error) { return c.rows, nil }
+
+// Table is a recorded space: the set of rows of a Source. Its Space holds
+// exactly the recorded points: each parameter's range is the values
+// recorded among the rows that share the values of the parameters before it
+// (in increasing order; a string parameter's in order of its labels), so a
+// strategy moving through ranges and Repair stays on recorded points.
+type Table struct {
+	name   string
+	params []string
+	labels [][]string
+	rows   map[string]Row
+	space  *autotune.Space
+	valid  []float64 // the recorded times, ascending
+}
+
+// Load builds the table of src; name says where it comes from. Every row
+// must have one value per parameter, and no point may be recorded twice.
+func Load(src Source, name string) (*Table, error) {
+	params := src.Params()
+	if len(params) == 0 {
+		return nil, fmt.Errorf("replay: %s: no parameters", name)
+	}
+	rows, err := src.Rows()
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", name, err)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("replay: %s: no rows", name)
+	}
+	t := &Table{name: name, params: params, labels: make([][]string, len(params)), rows: make(map[string]Row, len(rows))}
+	for k := range params {
+		t.labels[k] = src.Labels(k)
+	}
+	// ranges[k] maps the values of the parameters before k to k's values.
+	ranges := make([]map[string][]int, len(params))
+	for k := range ranges {
+		ranges[k] = map[string][]int{}
+	}
+	for i, r := range rows {
+		if len(r.Values) != len(params) {
+			return nil, fmt.Errorf("replay: %s: row %d has %d values for %d parameters", name, i+1, len(r.Values), len(params))
+		}
+		key := valuesKey(r.Values)
+		if _, dup := t.rows[key]; dup {
+			return nil, fmt.Errorf("replay: %s: row %d records %s again", name, i+1, t.describe(r.Values))
+		}
+		t.rows[key] = r
+		for k := range params {
+			pre := valuesKey(r.Values[:k])
+			if !slices.Contains(ranges[k][pre], r.Values[k]) {
+				ranges[k][pre] = append(ranges[k][pre], r.Values[k])
+			}
+		}
+		if r.Outcome == autotune.OK {
+			t.valid = append(t.valid, r.Ms)
+		}
+	}
+	slices.Sort(t.valid)
+	ps := make([]autotune.Param, len(params))
+	for k, name := range params {
+		for _, r := range ranges[k] {
+			slices.Sort(r)
+		}
+		rk := ranges[k]
+		before := slices.Clone(params[:k])
+		ps[k] = autotune.Param{Name: name, Deps: before, Range: func(p autotune.Point) []int {
+			vals := make([]int, k)
+			for i := range vals {
+				vals[i] = p.Value(i)
+			}
+			return rk[valuesKey(vals)]
+		}}
+	}
+	if t.space, err = autotune.NewSpace(ps...); err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", name, err)
+	}
+	return t, nil
+}
+
+// LoadCSV reads and loads the CSV table in file.
+func LoadCSV(file string) (*Table, error) {
+	c, err := OpenCSV(file)
+	if err != nil {
+		return nil, err
+	}
+	return Load(c, file)
+}
+
+func valuesKey(vals []int) string {
+	var b strings.Builder
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(v))
+	}
+	return b.String()
+}
+
+// describe prints values as name=value pairs, with labels.
+func (t *Table) describe(vals []int) string {
+	parts := make([]string, len(vals))
+	for k, v := range vals {
+		s := strconv.Itoa(v)
+		if l := t.labels[k]; l != nil && v >= 0 && v < len(l) {
+			s = l[v]
+		}
+		parts[k] = t.params[k] + "=" + s
+	}
+	return strings.Join(parts, ",")
+}
+
+// Name returns where the table comes from.
+func (t *Table) Name() string { return t.name }
+
+// Space returns the recorded space.
+func (t *Table) Space() *autotune.Space { return t.space }
+
+// Len returns the number of recorded points.
+func (t *Table) Len() int { return len(t.rows) }
+
+// Failed returns the number of recorded failures.
+func (t *Table) Failed() int { return len(t.rows) - len(t.valid) }
+
+// Optimum returns the fastest recorded time (+Inf when every point
+// failed).
+func (t *Table) Optimum() float64 {
+	if len(t.valid) == 0 {
+		return math.Inf(1)
+	}
+	return t.valid[0]
+}
+
+// Describe prints a point of the table as name=value pairs, string values
+// by their labels.
+func (t *Table) Describe(p autotune.Point) string { return t.describe(p.Values()) }
+
+// Lookup returns the row recorded for p and whether there is one.
+func (t *Table) Lookup(p autotune.Point) (Row, bool) {
+	r, ok := t.rows[valuesKey(p.Values())]
+	return r, ok
+}
+
+// ExpectedRandom returns the expected best time of n draws without
+// replacement from the table's recorded times (failures left out), in
+// closed form: with the m times sorted t_1 <= ... <= t_m, the best is t_i
+// with probability C(m-i, n-1)/C(m, n). It is the optimum for n >= m and
+// +Inf for n < 1 or a table without times.
+func (t *Table) ExpectedRandom(n int) float64 {
+	m := len(t.valid)
+	if n < 1 || m == 0 {
+		return math.Inf(1)
+	}
+	if n >= m {
+		return t.valid[0]
+	}
+	// above is P(best >= t_i) = C(m-i+1, n)/C(m, n), by its ratio from i-1.
+	e, above := 0.0, 1.0
+	for i := 1; i <= m-n+1; i++ {
+		next := above * float64(m-n-(i-1)) / float64(m-(i-1)) // P(best >= t_{i+1})
+		e += t.valid[i-1] * (above - next)
+		above = next
+	}
+	return e
+}
+
+// Evaluator returns recorded results: a point of the table gets its row's
+// outcome and time; any other point is Illegal. It keeps a simulated clock:
+// each evaluation advances it by its row's Cost (or, when not recorded, by
+// its time; a failure by nothing). It is for one search at a time.
+type Evaluator struct {
+	t     *Table
+	clock time.Duration
+}
+
+// Evaluator returns an evaluator of the table with its clock at 0.
+func (t *Table) Evaluator() *Evaluator { return &Evaluator{t: t} }
+
+var errNotRecorded = errors.New("replay: point not in the table")
+
+// Evaluate returns p's recorded result.
+func (e *Evaluator) Evaluate(_ context.Context, p autotune.Point) autotune.Result {
+	r, ok := e.t.Lookup(p)
+	if !ok {
+		return autotune.Result{Outcome: autotune.Illegal, Err: fmt.Errorf("%w: %s", errNotRecorded, e.t.Describe(p))}
+	}
+	cost := r.Cost
+	if cost == 0 && r.Outcome == autotune.OK {
+		cost = time.Duration(r.Ms * float64(time.Millisecond))
+	}
+	e.clock += cost
+	res := autotune.Result{Outcome: r.Outcome, Cost: autotune.Cost{Run: cost}}
+	if r.Outcome == autotune.OK {
+		res.Ms = r.Ms
+	}
+	return res
+}
+
+// Clock returns the simulated time of the evaluations so far (for
+// autotune.Settings.Clock).
+func (e *Evaluator) Clock() time.Duration { return e.clock }
+
+var _ autotune.Evaluator = (*Evaluator)(nil)
+
+// ordered sorts a copy of xs.
+func ordered[T cmp.Ordered](xs []T) []T {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return out
+}
