@@ -50,36 +50,7 @@ func (synthetic) Prepare(autotune.Point) {}
 // and exhaustive points are those `hplopt tune matmul -d CPU --size tiny -e
 // 40 --seed 1` measured on PoCL.
 func TestSearchSequence(t *testing.T) {
-	b, _ := kernels.Get("matmul")
-	in, err := b.Instance(b.Sizes["tiny"], 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := hpl.Specialize(b.Kernel, in.Args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A device with fixed limits (PoCL's), so that the space does not
-	// depend on the machine; only the scalars of the data are read.
-	dev := &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20}
-	data := &runner.Problem{}
-	for i, p := range k.Params {
-		a := runner.Arg{Name: p.Name, Type: p.Type, Scalar: p.Rank == 0}
-		switch v := in.Args[i].(type) {
-		case int32:
-			a.Value = float64(v)
-		case float32:
-			a.Value = float64(v)
-		}
-		data.Args = append(data.Args, a)
-	}
-	prob, err := optimizer.NewProblem(k, in.Global, data, dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if prob.Passes.Info == nil || prob.Passes.Ints["limk"] == 0 {
-		t.Fatalf("problem without the pattern table or the loop length: %+v", prob.Passes)
-	}
+	prob := matmulTiny(t)
 	for _, c := range []struct {
 		strategy string
 		cpu      bool
@@ -100,6 +71,156 @@ func TestSearchSequence(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkSequence(t, name, rep)
+	}
+}
+
+// matmulTiny is the optimizer's problem of MATMUL tiny (problemOf).
+func matmulTiny(t *testing.T) *optimizer.Problem {
+	t.Helper()
+	prob := problemOf(t, "matmul")
+	if prob.Passes.Info == nil || prob.Passes.Ints["limk"] == 0 {
+		t.Fatalf("problem without the pattern table or the loop length: %+v", prob.Passes)
+	}
+	return prob
+}
+
+// problemOf is the problem of benchmark name at its tiny size, on a
+// device with fixed limits (PoCL's), so that the space does not depend on
+// the machine; only the scalars of the data are read. No device is used.
+func problemOf(t *testing.T, name string) *optimizer.Problem {
+	t.Helper()
+	b, err := kernels.Find(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := b.Instance(b.Sizes["tiny"], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return problemFor(t, b.Kernel, in.Global, in.Args)
+}
+
+// problemFor is problemOf for kernel k on args over domain.
+func problemFor(t *testing.T, kernel *hpl.Kernel, domain []int, args []any) *optimizer.Problem {
+	t.Helper()
+	k, err := hpl.Specialize(kernel, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20}
+	data := &runner.Problem{}
+	for i, p := range k.Params {
+		a := runner.Arg{Name: p.Name, Type: p.Type, Scalar: p.Rank == 0}
+		switch v := args[i].(type) {
+		case int32:
+			a.Value = float64(v)
+		case float32:
+			a.Value = float64(v)
+		}
+		data.Args = append(data.Args, a)
+	}
+	prob, err := optimizer.NewProblem(k, domain, data, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prob
+}
+
+// fakeDevice builds and measures variants on a clock that ticks at each
+// measurement and each wait: a variant is built one tick after it is
+// prepared, or six for one in four (a slow build), and measuring it waits
+// for its build; its time is a hash of its source. It records the order of
+// measurement.
+type fakeDevice struct {
+	clock    int
+	readyAt  map[string]int // by source
+	measured []string
+}
+
+func hashOf(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func (f *fakeDevice) Prepare(v runner.Variant) {
+	if _, ok := f.readyAt[v.Source]; ok {
+		return
+	}
+	d := 1
+	if hashOf(v.Source)%4 == 0 {
+		d = 6
+	}
+	f.readyAt[v.Source] = f.clock + d
+}
+
+func (f *fakeDevice) PrepareFirst(v runner.Variant) { f.Prepare(v) }
+
+func (f *fakeDevice) Ready(v runner.Variant) bool {
+	at, ok := f.readyAt[v.Source]
+	return ok && at <= f.clock
+}
+
+func (f *fakeDevice) WaitReady(_ context.Context, vs []runner.Variant) int {
+	for range 100 {
+		f.clock++
+		for i, v := range vs {
+			if f.Ready(v) {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+func (f *fakeDevice) Measure(_ context.Context, v runner.Variant) autotune.Result {
+	f.Prepare(v)
+	f.clock = max(f.clock, f.readyAt[v.Source]) + 1 // waits for the build
+	f.measured = append(f.measured, v.Source)
+	return autotune.Result{Outcome: autotune.OK, Ms: 1 + float64(hashOf(v.Source)%1000)/100}
+}
+
+// TestReadyOrder: measuring the variants in the order their builds end
+// changes the order of measurement, not the search: the same points, in
+// the same order, with the same results, as measuring them in the order
+// proposed; each evaluation's Order says when it was measured.
+func TestReadyOrder(t *testing.T) {
+	prob := matmulTiny(t)
+	run := func(o optimizer.Order) (*autotune.Report, *fakeDevice) {
+		dev := &fakeDevice{readyAt: map[string]int{}}
+		rep, err := optimizer.SearchOn(context.Background(), prob.Passes, optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o}, true, dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, dev
+	}
+	proposed, pdev := run(optimizer.OrderProposed)
+	ready, rdev := run(optimizer.OrderReady)
+	if len(ready.History) != len(proposed.History) {
+		t.Fatalf("%d evaluations in ready order, %d in proposed order", len(ready.History), len(proposed.History))
+	}
+	seen := map[int]bool{}
+	outOfOrder := 0
+	for i, e := range ready.History {
+		p := proposed.History[i]
+		if e.Point.Key() != p.Point.Key() || e.Result.Outcome != p.Result.Outcome || e.Result.Ms != p.Result.Ms {
+			t.Fatalf("evaluation %d: %s %v %v in ready order, %s %v %v in proposed order", i, e.Point.Key(), e.Result.Outcome, e.Result.Ms, p.Point.Key(), p.Result.Outcome, p.Result.Ms)
+		}
+		if p.Result.Order != i+1 {
+			t.Errorf("proposed order: evaluation %d has Order %d", i, p.Result.Order)
+		}
+		if o := e.Result.Order; o < 1 || seen[o] {
+			t.Fatalf("ready order: evaluation %d has Order %d, not a new position", i, o)
+		} else if seen[o] = true; o != i+1 {
+			outOfOrder++
+		}
+	}
+	if outOfOrder == 0 {
+		t.Error("ready order measured every variant in the order proposed")
+	}
+	t.Logf("%d of %d evaluations measured out of proposal order; clock %d ticks in ready order, %d in proposed order", outOfOrder, len(ready.History), rdev.clock, pdev.clock)
+	if rdev.clock >= pdev.clock {
+		t.Errorf("ready order took %d ticks, proposed order %d: want fewer (less waiting for builds)", rdev.clock, pdev.clock)
 	}
 }
 

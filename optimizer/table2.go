@@ -41,7 +41,10 @@ type Table2Spec struct {
 	Halo bool
 	// Fixed pins parameters to one value each, whether or not the value is
 	// among the candidates (the passes still judge it legal or not); the
-	// search then runs over the others. Default nil: nothing pinned.
+	// search then runs over the others. A value outside the range its
+	// parameter can take for the domain, loops and device (a zero local or
+	// block size, a local size above the work-group) is an error naming
+	// the pin and the range. Default nil: nothing pinned.
 	Fixed map[transforms.Name]int
 }
 
@@ -299,8 +302,11 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 			found = found || p.Name == string(n)
 		}
 		if !found {
-			return nil, nil, fmt.Errorf("optimizer: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
+			return nil, nil, pinErrorf("optimizer: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
 		}
+	}
+	if err := checkPins(spec, maxWG); err != nil {
+		return nil, nil, err
 	}
 	for i := range params {
 		if v, ok := spec.Fixed[transforms.Name(params[i].Name)]; ok {
