@@ -383,8 +383,8 @@ func writtenArrays(k *ast.Kernel) map[string]bool {
 	w := map[string]bool{}
 	ast.Inspect(k.Body, func(n ast.Node) bool {
 		if a, ok := n.(*ast.Assign); ok {
-			if ix, ok := a.LHS.(*ast.Index); ok && k.Param(ix.Array) != nil {
-				w[ix.Array] = true
+			if arr := a.Array(); arr != "" && k.Param(arr) != nil {
+				w[arr] = true // an element, or a vector of elements
 			}
 		}
 		return true

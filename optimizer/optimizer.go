@@ -467,7 +467,7 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[stri
 	if err != nil {
 		return nil, err
 	}
-	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, Halo: len(halos) > 0, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, Fixed: set.Fixed})
+	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, Halo: len(halos) > 0, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, CPU: cpu, Transposable: transforms.Transposable(ps), Fixed: set.Fixed})
 	if err != nil {
 		return nil, err
 	}
