@@ -90,6 +90,13 @@ type Result struct {
 	// continued search): Tune counts it apart (Report.FromRecords), and
 	// MaxEvals does not count it.
 	FromRecords bool
+	// Order is the evaluation's position (1, 2, ...) in the order the
+	// evaluator carried its evaluations out, when it may carry some out
+	// before Tune asks for them (measuring variants in the order their
+	// builds end, while Tune tells the strategy the results in the order
+	// it proposed the points, so that the search is the same); 0 when the
+	// evaluator does not say.
+	Order int
 }
 
 // Cost splits the time of an evaluation (or, summed, of a search).

@@ -211,6 +211,44 @@ func (r *Report) Other() time.Duration {
 	return max(0, r.Elapsed-r.Spent.Build-r.Spent.Run-r.Spent.Check)
 }
 
+// CommonFailure returns the failure the evaluations of the search met most
+// often: the outcome with the most failures (the first in the order of
+// Failures among ties), the error message most of those gave (the first
+// given among ties), and how many gave it. It returns OK, "" and 0 when no
+// evaluation failed. A search that found nothing reports it as why.
+func (r *Report) CommonFailure() (o Outcome, msg string, n int) {
+	best := 0
+	for _, c := range []Outcome{Illegal, Compile, Launch, Wrong, Timeout} {
+		if k := r.Failures.Count(c); k > best {
+			o, best = c, k
+		}
+	}
+	if best == 0 {
+		return OK, "", 0
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, e := range r.History {
+		if e.Result.Outcome != o {
+			continue
+		}
+		m := ""
+		if e.Result.Err != nil {
+			m = e.Result.Err.Error()
+		}
+		if counts[m] == 0 {
+			order = append(order, m)
+		}
+		counts[m]++
+	}
+	for _, m := range order {
+		if counts[m] > n {
+			msg, n = m, counts[m]
+		}
+	}
+	return o, msg, n
+}
+
 func (r *Report) add(e Eval) {
 	r.History = append(r.History, e)
 	r.Evaluations++
@@ -467,26 +505,66 @@ type JSONReport struct {
 	// stopped is "stop-condition".
 	StopCondition string     `json:"stop_condition,omitempty"`
 	History       []JSONEval `json:"history"`
+
+	// The fields below are filled by the caller that knows them (package
+	// optimizer), like Kernel and Device.
+
+	// SetupS is the time before the search, in seconds: starting the
+	// processes that measure and build, and timing the baseline kernel.
+	SetupS float64 `json:"setup_s,omitempty"`
+	// Order is how the evaluator ordered its measurements ("ready",
+	// "proposed"); the history is in the order the points were proposed,
+	// each evaluation's order field in the order of measurement.
+	Order string `json:"order,omitempty"`
+	// Builds says what the evaluator's build processes did, when it has
+	// them.
+	Builds *JSONBuilds `json:"builds,omitempty"`
+}
+
+// JSONBuilds is what the processes that build variants ahead of their
+// measurement did during the search: their number, the builder-seconds
+// they were busy, that over builders times the search's time, the builds
+// made, those taken from the cache of built programs instead, those that
+// failed, and the builders started again after one died or beside a slow
+// one.
+type JSONBuilds struct {
+	Builders    int     `json:"builders"`
+	BusyS       float64 `json:"busy_s"`
+	Utilization float64 `json:"utilization"`
+	Built       int     `json:"built"`
+	CacheHits   int     `json:"cache_hits"`
+	Failed      int     `json:"failed"`
+	Restarts    int     `json:"restarts"`
+	Extra       int     `json:"extra"`
 }
 
 // JSONTime splits elapsed_s (Report.Spent): seconds spent waiting for
 // builds, running variants (kernel_s of it on the device, by profiling
-// events) and checking outputs; other_s is the rest.
+// events) and checking outputs; other_s is the rest. kernel_fraction is
+// kernel_s over elapsed_s: the fraction of the search the device spent
+// running kernels.
 type JSONTime struct {
-	BuildWaitS float64 `json:"build_wait_s"`
-	RunS       float64 `json:"run_s"`
-	KernelS    float64 `json:"kernel_s"`
-	CheckS     float64 `json:"check_s"`
-	OtherS     float64 `json:"other_s"`
+	BuildWaitS     float64 `json:"build_wait_s"`
+	RunS           float64 `json:"run_s"`
+	KernelS        float64 `json:"kernel_s"`
+	CheckS         float64 `json:"check_s"`
+	OtherS         float64 `json:"other_s"`
+	KernelFraction float64 `json:"kernel_fraction,omitempty"`
 }
 
-// JSONEval is one evaluation in a JSONReport; ms is 0 for a failure.
+// JSONEval is one evaluation in a JSONReport; ms is 0 for a failure, and
+// message is a failure's reason (Result.Err: the passes' reason for an
+// illegal setting, the compiler's log, the first wrong element, or how a
+// worker process ended with the end of its output, such as a compiler's
+// assertion), absent for a success. order is Result.Order, omitted when 0.
 type JSONEval struct {
 	Params      map[string]int `json:"params"`
 	Outcome     Outcome        `json:"outcome"`
 	Ms          float64        `json:"ms"`
 	ElapsedMs   float64        `json:"elapsed_ms"`
 	FromRecords bool           `json:"from_records,omitempty"`
+	Message     string         `json:"message,omitempty"`
+	Order       int            `json:"order,omitempty"`
 }
 
 // JSONReuse says where a result taken instead of searching (stopped
@@ -534,6 +612,9 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 	if j.SpaceSize == nil {
 		j.SpaceSize = new(big.Int)
 	}
+	if r.Elapsed > 0 {
+		j.Time.KernelFraction = float64(r.Spent.Kernels) / float64(r.Elapsed)
+	}
 	if r.Found {
 		j.BestMs = r.BestMs
 		j.BestParams = r.Best.Map()
@@ -542,9 +623,12 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		}
 	}
 	for _, e := range r.History {
-		je := JSONEval{Params: e.Point.Map(), Outcome: e.Result.Outcome, ElapsedMs: float64(e.Elapsed) / float64(time.Millisecond), FromRecords: e.Result.FromRecords}
+		je := JSONEval{Params: e.Point.Map(), Outcome: e.Result.Outcome, ElapsedMs: float64(e.Elapsed) / float64(time.Millisecond), FromRecords: e.Result.FromRecords, Order: e.Result.Order}
 		if ms := e.Result.Fitness(); !math.IsInf(ms, 1) {
 			je.Ms = ms
+		}
+		if e.Result.Err != nil && e.Result.Outcome != OK {
+			je.Message = e.Result.Err.Error()
 		}
 		j.History = append(j.History, je)
 	}

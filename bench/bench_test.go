@@ -22,6 +22,10 @@ func rec(kernel, paper, class, strategy string, n int, baseline, best float64) *
 		Evaluations: 3, BaselineMs: baseline, BestParams: map[string]int{}, EvalsPerMinute: 18, ElapsedS: 10, Stopped: "budget", Failures: autotune.Failures{Wrong: 1},
 		Time: autotune.JSONTime{BuildWaitS: 1, RunS: 6, KernelS: 3, CheckS: 0.5, OtherS: 2.5}}
 	rep.History = append(rep.History, autotune.JSONEval{Params: map[string]int{"uf": 1}, Outcome: autotune.Wrong, ElapsedMs: 1000})
+	if kernel == "matmul" {
+		rep.SetupS = 2
+		rep.Builds = &autotune.JSONBuilds{Builders: 15, BusyS: 75, Utilization: 0.5}
+	}
 	if best > 0 {
 		rep.BestMs, rep.Speedup = best, baseline/best
 		rep.BestParams = map[string]int{"lszx": 16, "uf": 4}
@@ -185,10 +189,10 @@ func TestMarkdownAndCSV(t *testing.T) {
 	out := md.String()
 	for _, want := range []string{
 		"# T\n",
-		"| MATMUL | L (n=4096x4096 k=4096) | genetic | 10 | 100.0 | 5.000 | 20.00 | 27487.8 | 0.411 (compute) | 3 | 18 | 10/60/30 | 0/0/0/1/0 | `lszx=16,uf=4` |",
-		"| 1DCONV | S (n=64x64 k=64) | random | 10 | 1.000 | – | – | – | – | 3 | 18 | – | 0/0/0/1/0 | no variant ran correctly |",
-		"| MATMUL | 3 | 30.0 | 10% | 60% | 30% | 5% | 25% |",
-		"| all | 4 | 40.0 | 10% | 60% | 30% | 5% | 25% |",
+		"| MATMUL | L (n=4096x4096 k=4096) | genetic | 10 | 100.0 | 5.000 | 20.00 | 27487.8 | 0.411 (compute) | 3 | 18 | 10/60/30 | 15, 50% | 0/0/0/1/0 | `lszx=16,uf=4` |",
+		"| 1DCONV | S (n=64x64 k=64) | random | 10 | 1.000 | – | – | – | – | 3 | 18 | – | – | 0/0/0/1/0 | no variant ran correctly |",
+		"| MATMUL | 3 | 6.0 | 30.0 | 10% | 60% | 30% | 5% | 25% | 50% |",
+		"| all | 4 | 6.0 | 40.0 | 10% | 60% | 30% | 5% | 25% | 50% |",
 		"| all runs | 17.62 | 16.01 |",
 		"| genetic search | 30.00 | 15.84 |",
 		"| MATMUL | 10.17 | 9.56 |",

@@ -313,15 +313,18 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		p("- commands:\n\n```\n%s\n```\n", strings.Join(commands, "\n"))
 	}
 	p("\n## Results\n\n")
-	p("Times are kernel times from OpenCL profiling events, the median of the timed launches; every variant's output was checked against the single-point kernel's before its time counted. *Of ceiling* is the time the kernel would take at the device's FP32 peak or memory bandwidth, whichever is longer, over the tuned time. *Time %% b/r/k* splits the run's tuning time: waiting for builds, running variants (resetting outputs, launching, reading back), and of that the kernels themselves on the device.\n\n")
-	p("| kernel | size | strategy | budget s | single-point ms | tuned ms | speedup | GFLOP/s | of ceiling | evaluations | evals/min | time %% b/r/k | failures i/c/l/w/t | best parameters |\n")
-	p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	p("Times are kernel times from OpenCL profiling events, the median of the timed launches; every variant's output was checked against the single-point kernel's before its time counted. *Of ceiling* is the time the kernel would take at the device's FP32 peak or memory bandwidth, whichever is longer, over the tuned time. *Time %% b/r/k* splits the run's search time: waiting for builds, running variants (resetting outputs, launching, reading back), and of that the kernels themselves on the device (the fraction of the search the device spent running kernels). *Builders* is the number of builder processes and the fraction of the search they were busy (builder-seconds over builders times the search's time).\n\n")
+	p("| kernel | size | strategy | budget s | single-point ms | tuned ms | speedup | GFLOP/s | of ceiling | evaluations | evals/min | time %% b/r/k | builders | failures i/c/l/w/t | best parameters |\n")
+	p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	for _, r := range recs {
 		best := r.BestMs()
 		fs := ceilingCell(opt.Ceiling, r, best)
-		evals, epm, fails, params, split := "–", "–", "–", why(r), "–"
+		evals, epm, fails, params, split, pool := "–", "–", "–", why(r), "–", "–"
 		if rep := r.Report; rep != nil {
 			evals = strconv.Itoa(rep.Evaluations)
+			if b := rep.Builds; b != nil {
+				pool = fmt.Sprintf("%d, %.0f%%", b.Builders, 100*b.Utilization)
+			}
 			if t := rep.Time; rep.ElapsedS > 0 && t != (autotune.JSONTime{}) {
 				pc := func(s float64) int { return int(math.Round(100 * s / rep.ElapsedS)) }
 				split = fmt.Sprintf("%d/%d/%d", pc(t.BuildWaitS), pc(t.RunS), pc(t.KernelS))
@@ -339,8 +342,8 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		if best > 0 {
 			gf = fmt.Sprintf("%.1f", gflops(r.FLOPs, best))
 		}
-		p("| %s | %s | %s | %g | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Paper, classLabel(r), r.Strategy, r.BudgetS,
-			fmtMs(r.BaselineMs()), fmtMs(best), fmtX(r.Speedup()), gf, fs, evals, epm, split, fails, params)
+		p("| %s | %s | %s | %g | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Paper, classLabel(r), r.Strategy, r.BudgetS,
+			fmtMs(r.BaselineMs()), fmtMs(best), fmtX(r.Speedup()), gf, fs, evals, epm, split, pool, fails, params)
 	}
 	s := Summarize(recs)
 	p("\n## Mean speedup over the single-point kernels\n\n")
@@ -411,9 +414,10 @@ func why(r *Record) string {
 // writeTime sums where the tuning time of the runs went, per kernel.
 func writeTime(p func(string, ...any), recs []*Record) {
 	type sum struct {
-		n  int
-		el float64
-		t  autotune.JSONTime
+		n         int
+		el, setup float64
+		t         autotune.JSONTime
+		busy, cap float64 // builder-seconds busy, and builders x search time
 	}
 	by := map[string]*sum{}
 	var all sum
@@ -437,6 +441,11 @@ func writeTime(p func(string, ...any), recs []*Record) {
 			s.t.KernelS += rep.Time.KernelS
 			s.t.CheckS += rep.Time.CheckS
 			s.t.OtherS += rep.Time.OtherS
+			s.setup += rep.SetupS
+			if b := rep.Builds; b != nil {
+				s.busy += b.BusyS
+				s.cap += float64(b.Builders) * rep.ElapsedS
+			}
 		}
 	}
 	if all.n == 0 {
@@ -444,11 +453,15 @@ func writeTime(p func(string, ...any), recs []*Record) {
 	}
 	sort.Slice(ks, func(i, j int) bool { return paperRank(ks[i]) < paperRank(ks[j]) })
 	p("\n## Where the tuning time went\n\n")
-	p("Summed over the runs (%d) of each kernel: waiting for a variant's build (what was left of it when it had been started ahead), running variants (resetting the outputs, the launches, reading the outputs back), of that the kernels on the device (profiling events of every launch, warm-up included), checking the outputs, and the rest (generating variants, the search itself, an evaluation cut by the end of the budget).\n\n", all.n)
-	p("| kernel | runs | tuning s | waiting for builds | running variants | kernels | checking | other |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("Summed over the runs (%d) of each kernel: the setup before the search (starting the worker and the builders, timing the single-point kernel), and the search's time split into waiting for a variant's build (what was left of it when it had been started ahead), running variants (resetting the outputs, the launches, reading the outputs back), of that the kernels on the device (profiling events of every launch, warm-up included: the fraction of the search the device spent running kernels), checking the outputs, and the rest (generating variants, the search itself, an evaluation cut by the end of the budget); and how busy the builder processes were (builder-seconds over builders times the search's time).\n\n", all.n)
+	p("| kernel | runs | setup s | search s | waiting for builds | running variants | kernels | checking | other | builders busy |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	row := func(name string, s *sum) {
 		pc := func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x/s.el) }
-		p("| %s | %d | %.1f | %s | %s | %s | %s | %s |\n", name, s.n, s.el, pc(s.t.BuildWaitS), pc(s.t.RunS), pc(s.t.KernelS), pc(s.t.CheckS), pc(s.t.OtherS))
+		busy := "–"
+		if s.cap > 0 {
+			busy = fmt.Sprintf("%.0f%%", 100*s.busy/s.cap)
+		}
+		p("| %s | %d | %.1f | %.1f | %s | %s | %s | %s | %s | %s |\n", name, s.n, s.setup, s.el, pc(s.t.BuildWaitS), pc(s.t.RunS), pc(s.t.KernelS), pc(s.t.CheckS), pc(s.t.OtherS), busy)
 	}
 	for _, k := range ks {
 		row(k, by[k])
@@ -556,7 +569,8 @@ func WriteCSV(w io.Writer, recs []*Record, c Ceiling) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"kernel", "paper", "class", "size", "strategy", "budget_s", "device", "single_point_ms", "tuned_ms", "speedup",
 		"gflops", "ceiling_fraction", "bound", "evaluations", "evals_per_minute", "illegal", "compile", "launch", "wrong", "timeout",
-		"space_size", "stopped", "best_params", "error", "build_wait_s", "run_s", "kernel_s", "check_s", "other_s", "fp32_fraction"})
+		"space_size", "stopped", "best_params", "error", "build_wait_s", "run_s", "kernel_s", "check_s", "other_s", "fp32_fraction",
+		"setup_s", "kernel_fraction", "builders", "builder_utilization"})
 	f := func(x float64) string {
 		if x == 0 {
 			return ""
@@ -590,6 +604,16 @@ func WriteCSV(w io.Writer, recs []*Record, c Ceiling) error {
 			row = append(row, "", "", "", "", "")
 		}
 		row = append(row, f(c.FP32Fraction(r.FLOPs, best)))
+		if rep := r.Report; rep != nil {
+			row = append(row, f(rep.SetupS), f(rep.Time.KernelFraction))
+			if b := rep.Builds; b != nil {
+				row = append(row, strconv.Itoa(b.Builders), f(b.Utilization))
+			} else {
+				row = append(row, "", "")
+			}
+		} else {
+			row = append(row, "", "", "", "")
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

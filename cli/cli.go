@@ -19,8 +19,9 @@
 // is the program itself, started again.
 //
 // Where a verb takes a KERNEL, the Sources are asked in order for the name
-// (Source.Lookup). A kind of input other than named kernels (an OpenCL C
-// file, say) is one more Source whose Lookup recognises its operands.
+// (Source.Lookup). A file of OpenCL C is a kernel too, when the Sources
+// include OpenCLC (Builtins does): hplopt tune mm.cl --global 1024,1024
+// --arg n=1024 tunes the kernel in mm.cl, checked against it as written.
 package cli
 
 import (
@@ -54,10 +55,10 @@ func Kernels(name string, ks ...*kernels.Benchmark) Source {
 }
 
 // Builtins returns the sources of command hplopt: the paper's eight
-// benchmarks ("paper", kernels.All) and the suite of kernels users write
-// ("suite", kernels.Suite).
+// benchmarks ("paper", kernels.All), the suite of kernels users write
+// ("suite", kernels.Suite) and kernels written in OpenCL C (OpenCLC).
 func Builtins() []Source {
-	return []Source{Kernels("paper", kernels.All()...), Kernels("suite", kernels.Suite()...)}
+	return []Source{Kernels("paper", kernels.All()...), Kernels("suite", kernels.Suite()...), OpenCLC()}
 }
 
 // Program is the Source of a program's own kernels, named name, defined

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -69,12 +71,18 @@ func (fs *flagSet) noOperands(args []string) error {
 }
 
 // usageError reports a parse or usage error and returns the exit status:
-// for flag.ErrHelp, the verb's help on stdout and 0; otherwise the error and
-// the usage line on stderr, and 2.
+// for flag.ErrHelp, the verb's help on stdout and 0; for a *failure (a
+// FILE.cl that cannot be read or is outside the subset read), the error on
+// stderr and 1; otherwise the error and the usage line on stderr, and 2.
 func (fs *flagSet) usageError(err error, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		fs.help(stdout)
 		return 0
+	}
+	var f *failure
+	if errors.As(err, &f) {
+		f.report(fs.verb, stderr)
+		return 1
 	}
 	fmt.Fprintf(stderr, "hplopt %s: %v\n%s\n(hplopt %[1]s -h lists the flags)\n", fs.verb, err, fs.usageLine())
 	return 2
@@ -352,31 +360,107 @@ func (f *floatFlag) Get() any            { return *f.p }
 func (f *floatFlag) placeholder() string { return "X" }
 func (f *floatFlag) allowed() string     { return fmt.Sprintf("from %g to %g", f.lo, f.hi) }
 
-// orderFlag is --order: proposed or ready (readyFirst).
-type orderFlag struct{ readyFirst *bool }
+// orderFlag is --order: an optimizer.Order by name.
+type orderFlag struct{ p *optimizer.Order }
 
 func (f *orderFlag) String() string {
-	switch {
-	case f.readyFirst == nil:
+	if f.p == nil {
 		return ""
-	case *f.readyFirst:
-		return "ready"
 	}
-	return "proposed"
+	return f.p.String()
 }
 
 func (f *orderFlag) Set(s string) error {
-	switch s {
-	case "proposed", "ready":
-		*f.readyFirst = s == "ready"
-		return nil
+	o, ok := optimizer.Orders[s]
+	if !ok {
+		return fmt.Errorf("want %s", f.allowed())
 	}
-	return fmt.Errorf("want %s", f.allowed())
+	*f.p = o
+	return nil
 }
 
-func (f *orderFlag) Get() any            { return *f.readyFirst }
-func (f *orderFlag) placeholder() string { return "proposed|ready" }
-func (f *orderFlag) allowed() string     { return "proposed or ready" }
+func (f *orderFlag) Get() any            { return *f.p }
+func (f *orderFlag) placeholder() string { return "ready|proposed" }
+func (f *orderFlag) allowed() string     { return "ready or proposed" }
+
+// cacheFlag is --cache: the directory of built programs, "" for
+// $HPLOPT_CACHE or the default, or optimizer.NoCache.
+type cacheFlag struct{ p *string }
+
+func (f *cacheFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return *f.p
+}
+
+func (f *cacheFlag) Set(s string) error {
+	*f.p = s
+	return nil
+}
+
+func (f *cacheFlag) Get() any            { return *f.p }
+func (f *cacheFlag) placeholder() string { return "DIR" }
+
+// cacheDir returns the cache of built programs the command line names:
+// --cache, else $HPLOPT_CACHE, else "" (the optimizer's default, under the
+// user's cache directory).
+func cacheDir(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	return os.Getenv("HPLOPT_CACHE")
+}
+
+// sizeFlag is a size in bytes, with an optional K, M or G (powers of 1024).
+type sizeFlag struct{ p *int64 }
+
+// sizeVar defines a size flag with default def.
+func sizeVar(fs *flagSet, p *int64, name string, def int64, usage string) {
+	*p = def
+	fs.Var(&sizeFlag{p}, name, usage)
+}
+
+func (f *sizeFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return formatSize(*f.p)
+}
+
+// formatSize writes n bytes as the flag reads them, in the largest unit
+// that divides it.
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		s string
+		n int64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if n >= u.n && n%u.n == 0 {
+			return strconv.FormatInt(n/u.n, 10) + u.s
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (f *sizeFlag) Set(s string) error {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mul := int64(1)
+	for suffix, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30} {
+		if strings.HasSuffix(t, suffix) {
+			t, mul = strings.TrimSuffix(t, suffix), m
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mul {
+		return fmt.Errorf("want %s", f.allowed())
+	}
+	*f.p = n * mul
+	return nil
+}
+
+func (f *sizeFlag) Get() any            { return *f.p }
+func (f *sizeFlag) placeholder() string { return "SIZE" }
+func (f *sizeFlag) allowed() string     { return "a number of bytes, with K, M or G for KiB, MiB or GiB" }
 
 // stopFlag is a stop condition (autotune.ParseStop), checked as it is
 // given.
@@ -577,12 +661,14 @@ type sizeFlags struct {
 	several bool
 	classes []string  // --sizes
 	ns, ks  []intList // -n and -k, repeated
+	cl      clFlags   // --global, --arg and --shape, for a FILE.cl
 }
 
 func (s *sizeFlags) define(fs *flagSet) {
 	fs.StringVar(&s.class, "size", "", "size `CLASS`: "+strings.Join(kernels.Classes, ", ")+" (the paper's Table 3), or a program's own; \"\": tiny (a program's smallest if it has no tiny) unless -n or -k is given")
 	fs.Var(&s.n, "n", "points per global dimension, x first (one value for all)")
 	fs.Var(&s.k, "k", "compute loop lengths, outermost first (one value for all)")
+	s.cl.define(fs)
 }
 
 // defineSeveral defines the size flags of a verb that takes several sizes:
@@ -593,6 +679,7 @@ func (s *sizeFlags) defineSeveral(fs *flagSet) {
 	fs.Var(&classesFlag{&s.classes}, "sizes", "size classes, comma-separated: one run each")
 	fs.Var(&intLists{&s.ns}, "n", "points per global dimension, x first (one value for all); repeated, one size each")
 	fs.Var(&intLists{&s.ks}, "k", "compute loop lengths, outermost first (one value for all); repeated, one size each (or one for all)")
+	s.cl.define(fs)
 }
 
 // classesFlag is --sizes: size classes separated by commas.
@@ -655,6 +742,9 @@ func (f *intLists) allowed() string     { return new(intList).allowed() }
 // give (defineSeveral): the --sizes classes, then one size per -n (each
 // with its -k, or the only -k), else the one size of --size, -n and -k.
 func (s *sizeFlags) sizes(c *command, operands []string) (*kernels.Benchmark, []kernels.Size, error) {
+	if b, size, ok, err := s.openCL(c, operands); ok {
+		return b, []kernels.Size{size}, err
+	}
 	b, err := c.kernel(operands)
 	if err != nil {
 		return nil, nil, err
@@ -701,6 +791,9 @@ func (s *sizeFlags) sizes(c *command, operands []string) (*kernels.Benchmark, []
 // benchmark resolves a verb's operands, one KERNEL, at the size the flags
 // give.
 func (s *sizeFlags) benchmark(c *command, operands []string) (*kernels.Benchmark, kernels.Size, error) {
+	if b, size, ok, err := s.openCL(c, operands); ok {
+		return b, size, err
+	}
 	b, err := c.kernel(operands)
 	if err != nil {
 		return nil, kernels.Size{}, err

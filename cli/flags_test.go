@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hplopt/hplopt/optimizer"
 )
 
 // helpEntries splits a verb's help into its usage line (up to the first
@@ -133,8 +135,11 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"bench", "--runs", "0"}, "flag -runs: want an integer from 1 to 1000"},
 		{[]string{"tune", "matmul", "-e", "-1"}, "flag -e: want an integer from 0 to 2^63-1"},
 		{[]string{"bench", "-e", "-1"}, "flag -e: want an integer from 0 to 2^63-1"},
-		{[]string{"tune", "matmul", "--builds", "0"}, "flag -builds: want an integer from 1 to 256"},
-		{[]string{"bench", "--builds", "-1"}, "flag -builds: want an integer from 1 to 256"},
+		{[]string{"tune", "matmul", "--builds", "-1"}, "flag -builds: want an integer from 0 to 4096"},
+		{[]string{"bench", "--builds", "-1"}, "flag -builds: want an integer from 0 to 4096"},
+		{[]string{"tune", "matmul", "--builders", "-2"}, "flag -builders: want an integer from -1 to 1024"},
+		{[]string{"tune", "matmul", "--cache-max", "1T"}, "flag -cache-max: want a number of bytes, with K, M or G"},
+		{[]string{"cache", "stats", "--max", "-1"}, "flag -max: want a number of bytes"},
 		{[]string{"tune", "matmul", "--seed", "-1"}, "flag -seed: want an integer from 1 to 2^64-1"},
 		{[]string{"tune", "matmul", "--seed", "0"}, "flag -seed: want an integer from 1 to 2^64-1"},
 		{[]string{"bench", "--seed", "-2"}, "flag -seed: want an integer from 1 to 2^64-1"},
@@ -159,7 +164,7 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"tune", "matmul", "-s", "simplex"}, `flag -s: strategies: unknown search strategy "simplex"`},
 		{[]string{"bench", "-s", "random,simplex"}, `flag -s: strategies: unknown search strategy "simplex"`},
 		{[]string{"tune", "matmul", "-s", "random,genetic"}, "flag -s: want one strategy, not 2"},
-		{[]string{"tune", "matmul", "--order", "sideways"}, "flag -order: want proposed or ready"},
+		{[]string{"tune", "matmul", "--order", "sideways"}, "flag -order: want ready or proposed"},
 	} {
 		verb := tc.args[0]
 		if verb == "matmul" {
@@ -181,7 +186,8 @@ func TestParseTune(t *testing.T) {
 	}
 	s := cfg.Settings
 	if cfg.Bench.Name != "matmul" || cfg.Device != "GPU" || cfg.Size.String() != "n=1024x1024 k=1024" || s.Strategy != "genetic" ||
-		s.Time != time.Hour || s.Timeout != 500*time.Millisecond || s.Fixed["uf"] != 4 || s.Seed != 1 || s.Runs != 5 || s.Builds != 2 {
+		s.Time != time.Hour || s.Timeout != 500*time.Millisecond || s.Fixed["uf"] != 4 || s.Seed != 1 || s.Runs != 5 || s.Builds != 0 ||
+		s.Builders != 0 || s.Order != optimizer.OrderReady || s.Cache != "" || s.CacheMax != 1<<30 {
 		t.Errorf("%+v", cfg)
 	}
 	for _, tc := range []struct {

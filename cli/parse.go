@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,9 +25,7 @@ table.`
 // parseFlags defines parse's flags on opts.
 func parseFlags(opts *clc.Options) *flagSet {
 	fs := newFlagSet("parse", "FILE.cl", parseAbout)
-	fs.Func("global", "global size `X[,Y[,Z]]`, x first (gives the extents that depend on it)", opts.SetGlobal)
-	fs.Func("arg", "value of a scalar argument, `NAME=VALUE` (repeat for each)", opts.SetArg)
-	fs.Func("shape", "extents of an array, `NAME=AxB`, slowest first, instead of the inferred ones (repeat for each)", opts.SetShape)
+	clVars(fs, opts, nil)
 	return fs
 }
 
@@ -60,14 +57,7 @@ func parseVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	}
 	k, err := clc.Load(file, src, opts)
 	if err != nil {
-		var list clc.ErrorList
-		if errors.As(err, &list) {
-			for _, e := range list {
-				fmt.Fprintln(stderr, e)
-			}
-		} else {
-			fmt.Fprintf(stderr, "hplopt parse: %v\n", err)
-		}
+		(&failure{err}).report("parse", stderr)
 		return 1
 	}
 	fmt.Fprintf(stdout, "kernel %s (%s)\narguments:\n", k.Name, file)

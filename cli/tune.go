@@ -20,6 +20,8 @@ import (
 	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/optimizer"
+	"github.com/hplopt/hplopt/runner"
 )
 
 // tuneConfig is one `hplopt tune`.
@@ -72,8 +74,11 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	intVar(fs, &s.Seed, "seed", 1, 1, math.MaxUint64, "seed of the search")
 	intVar(fs, dataSeed, "data-seed", 1, 0, math.MaxInt64, "seed of the input data")
 	intVar(fs, &s.Runs, "runs", runs, 1, 1000, "timed launches per variant (the median counts)")
-	intVar(fs, &s.Builds, "builds", 2, 1, 256, "variants built in parallel while one is measured")
-	fs.Var(&orderFlag{&s.ReadyFirst}, "order", "order of measuring the variants built ahead: proposed (reproducible by --seed) or ready (the first built first)")
+	intVar(fs, &s.Builders, "builders", 0, -1, 1024, fmt.Sprintf("builder processes that build upcoming variants while one is measured (0: the host's cores less one, %d here; -1: none, the measuring worker builds)", runner.DefaultBuilders()))
+	intVar(fs, &s.Builds, "builds", 0, 0, 4096, "upcoming variants prepared for the builders ahead of the one measured (0: twice the builders, at least 4)")
+	fs.Var(&orderFlag{&s.Order}, "order", "order of measuring the variants built ahead: ready (whichever is built first; the strategy still hears the results in the order it proposed them) or proposed (waiting for each build in turn)")
+	fs.Var(&cacheFlag{&s.Cache}, "cache", "directory of built programs kept between runs: builders' binaries and PoCL's kernel cache (\"\": $HPLOPT_CACHE, else hplopt under the user's cache directory; off: none)")
+	sizeVar(fs, &s.CacheMax, "cache-max", runner.DefaultCacheMax, "the cache's bound: each run prunes it to this `SIZE` first, least recently used entries first")
 	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")
 }
 
@@ -146,12 +151,17 @@ func tuneVerb(c *command, args []string, stdout, stderr io.Writer) int {
 			reports = append(reports, t.JSON())
 		}
 		switch {
+		case errors.Is(err, optimizer.ErrPinned) && len(cfg.Sizes) == 1:
+			return fs.usageError(err, stdout, stderr) // --params, found before measuring
+		case errors.Is(err, optimizer.ErrPinned):
+			fmt.Fprintf(stderr, "hplopt tune: %s: %v\n", size, err)
+			status = 2
 		case err != nil:
 			fmt.Fprintf(stderr, "hplopt tune: %s: %v\n", size, err)
-			status = 1
+			status = max(status, 1)
 		case t.Best == nil && (t.Reused == nil || t.Reused.Exact):
 			fmt.Fprintf(stderr, "hplopt tune: no variant ran correctly in %d evaluations\n", t.Report.Evaluations)
-			status = 1
+			status = max(status, 1)
 		}
 	}
 	if len(cfg.Sizes) > 1 && len(done) > 0 {
@@ -167,11 +177,15 @@ func tuneVerb(c *command, args []string, stdout, stderr io.Writer) int {
 
 // tuneBenchmark sets the benchmark up at cfg.Size and searches.
 func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*hpl.Tuning, *kernels.Instance, error) {
+	if err := checkFits(cfg.Bench, cfg.Size, cfg.Device, tuneCopies); err != nil {
+		return nil, nil, err
+	}
 	inst, err := cfg.Bench.Instance(cfg.Size, cfg.DataSeed)
 	if err != nil {
 		return nil, nil, err
 	}
 	set := cfg.Settings
+	set.Cache = cacheDir(set.Cache)
 	if !cfg.Quiet {
 		var last time.Time
 		set.Progress = func(p autotune.Progress) {
@@ -204,7 +218,12 @@ func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*h
 		}
 		fmt.Fprintf(progress, "tuning %s %s with %s search, %s, %s\n", title(cfg.Bench), cfg.Size, set.Strategy, budget, reuse)
 	}
-	t, err := ev.Tune(ctx, set, inst.Args...)
+	var t *hpl.Tuning
+	if f := cfg.size.cl.file; f != nil { // the kernel as written is the reference
+		t, err = f.tune(ctx, inst, cfg.Device, set)
+	} else {
+		t, err = ev.Tune(ctx, set, inst.Args...)
+	}
 	return t, inst, err
 }
 
@@ -229,7 +248,12 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	}
 	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, budget, stopped)
 	fmt.Fprintf(w, "space         %s points\n", t.SpaceSize)
-	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute)
+	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute), measured in %s order\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute, t.Settings.Order)
+	runs := fmt.Sprintf("%d timed launches", t.BaselineRuns)
+	if t.BaselineRuns == 0 {
+		runs = "its warm-up launch, the budget leaving no time for a timed one"
+	}
+	fmt.Fprintf(w, "setup         %.1f s: worker and builders started, single-point kernel timed (%s); %.1f s in all\n", t.Setup.Seconds(), runs, (t.Setup + r.Elapsed).Seconds())
 	if t.Records != "" {
 		resumed := ""
 		if t.Resumed != "" {
@@ -240,18 +264,34 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	sp := r.Spent
 	fmt.Fprintf(w, "time          waiting for builds %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
 		sp.Build.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
+	fmt.Fprintf(w, "device        running kernels %.0f%% of the search\n", 100*t.KernelFraction())
+	if p := t.Pool; p.Builders > 0 {
+		fmt.Fprintf(w, "builders      %d, busy %.0f%% of the search: %d built (%d failed), %d from the cache, %d restarted, %d beside slow builds\n",
+			p.Builders, 100*t.PoolUtilization(), p.Builds, p.Failed, p.CacheHits, p.Restarts, p.Extra)
+	}
 	f := r.Failures
 	fmt.Fprintf(w, "failures      illegal %d, compile %d, launch %d, wrong %d, timeout %d\n", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)
-	fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s)\n", t.BaselineMs, gflops(inst.FLOPs, t.BaselineMs))
+	fmt.Fprintf(w, "single-point  %.4f ms%s\n", t.BaselineMs, rate(inst.FLOPs, t.BaselineMs))
 	if t.Best == nil {
 		fmt.Fprintf(w, "best          none: %s\n", bench.NoResult(r.Evaluations))
+		if o, msg, n := r.CommonFailure(); n > 0 {
+			fmt.Fprintf(w, "why           %d of %d evaluations %s, %d of them with: %s\n", r.Failures.Count(o), r.Evaluations, o, n, oneLine(msg))
+		}
 	} else {
-		fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx\n", r.BestMs, gflops(inst.FLOPs, r.BestMs), t.Speedup())
+		fmt.Fprintf(w, "best          %.4f ms%s, speedup %.2fx\n", r.BestMs, rate(inst.FLOPs, r.BestMs), t.Speedup())
 		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
 	}
 	if t.SinglePointFaster() {
 		fmt.Fprintf(w, "keep          the single-point kernel: no variant beat it (--emit writes it; Optimize runs it)\n")
 	}
+}
+
+// oneLine is the first line of msg, with a mark when more followed.
+func oneLine(msg string) string {
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		return msg[:i] + " ..."
+	}
+	return msg
 }
 
 // printReused prints the summary of a tuning taken from the records.
@@ -264,9 +304,9 @@ func printReused(w io.Writer, t *hpl.Tuning, inst *kernels.Instance) {
 	fmt.Fprintf(w, "from records  %s: no search (%s)\n", r, hint)
 	fmt.Fprintf(w, "records       %s, problem %s\n", t.Records, t.Key.ID()[:12])
 	if r.Exact {
-		fmt.Fprintf(w, "single-point  %.4f ms (%.2f GFLOP/s), recorded\n", r.BaselineMs, gflops(inst.FLOPs, r.BaselineMs))
+		fmt.Fprintf(w, "single-point  %.4f ms%s, recorded\n", r.BaselineMs, rate(inst.FLOPs, r.BaselineMs))
 		if t.Best != nil {
-			fmt.Fprintf(w, "best          %.4f ms (%.2f GFLOP/s), speedup %.2fx, recorded\n", r.Ms, gflops(inst.FLOPs, r.Ms), t.Speedup())
+			fmt.Fprintf(w, "best          %.4f ms%s, speedup %.2fx, recorded\n", r.Ms, rate(inst.FLOPs, r.Ms), t.Speedup())
 		}
 	} else {
 		fmt.Fprintf(w, "nearest       %s: single-point %.4f ms, best %.4f ms there; nothing measured for this shape\n", r.Sizes, r.BaselineMs, r.Ms)
@@ -305,6 +345,16 @@ func printSizes(w io.Writer, ts []*hpl.Tuning) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", t.Key.Sizes(), base, best, speedup, t.Report.Measured, t.Report.FromRecords, from, params)
 	}
 	tw.Flush()
+}
+
+// rate writes the rate of flops in ms as " (12.34 GFLOP/s)", or "" when
+// the work is not known (a kernel of one's own without FLOPs, or from a
+// .cl file).
+func rate(flops, ms float64) string {
+	if flops <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.2f GFLOP/s)", gflops(flops, ms))
 }
 
 func gflops(flops, ms float64) float64 {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hplopt/hplopt/runner"
 )
@@ -77,7 +78,8 @@ func TestTuneVerb(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("status %d\n%s%s", st, out, errs)
 	}
-	for _, want := range []string{"single-point", "speedup", "evaluations   8", "params", "failures", "time          waiting for builds"} {
+	for _, want := range []string{"single-point", "speedup", "evaluations   8", "params", "failures", "time          waiting for builds",
+		"measured in ready order", "setup         ", "device        running kernels", "builders      "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -95,7 +97,7 @@ func TestTuneVerb(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"kernel", "device", "problem", "sizes", "driver", "date", "tool", "strategy", "seed", "space_size", "evaluations", "measured", "from_records",
-		"failures", "baseline_ms", "best_ms", "speedup", "best_params", "evals_per_minute", "history", "time"} {
+		"failures", "baseline_ms", "best_ms", "speedup", "best_params", "evals_per_minute", "history", "time", "setup_s", "order", "builds"} {
 		if _, ok := rep[f]; !ok {
 			t.Errorf("the JSON report lacks %q", f)
 		}
@@ -104,8 +106,24 @@ func TestTuneVerb(t *testing.T) {
 	if rs, _ := tm["run_s"].(float64); !(rs > 0) {
 		t.Errorf("time split %v: no time running variants", rep["time"])
 	}
-	if h, _ := rep["history"].([]any); len(h) != 8 {
+	if _, ok := tm["kernel_fraction"].(float64); !ok {
+		t.Errorf("time split %v: no kernel_fraction", rep["time"])
+	}
+	if b, _ := rep["builds"].(map[string]any); b["builders"] == nil || b["utilization"] == nil {
+		t.Errorf("builds %v: no builders or utilization", rep["builds"])
+	}
+	h, _ := rep["history"].([]any)
+	if len(h) != 8 {
 		t.Errorf("history has %d entries, want 8", len(h))
+	}
+	// Every evaluation has its place in the order of measurement.
+	seen := map[float64]bool{}
+	for _, e := range h {
+		o, _ := e.(map[string]any)["order"].(float64)
+		if o < 1 || seen[o] {
+			t.Errorf("history: order %v", e)
+		}
+		seen[o] = true
 	}
 	fails, _ := rep["failures"].(map[string]any)
 	for _, f := range []string{"illegal", "compile", "launch", "wrong", "timeout"} {
@@ -115,20 +133,22 @@ func TestTuneVerb(t *testing.T) {
 	}
 }
 
-// TestTuneKeepsSinglePoint gives a budget no variant fits in: the summary
-// says the single-point kernel stays, --emit writes it, and the status says
-// that no variant ran.
+// TestTuneKeepsSinglePoint makes every variant fail (the global size
+// pinned to 7, which divides no domain of conv1d tiny's 960 points): the
+// summary says the single-point kernel stays, --emit writes it, and the
+// status says that no variant ran. A budget too short to time the
+// single-point kernel (it counts in -t) is an error that says so.
 func TestTuneKeepsSinglePoint(t *testing.T) {
 	needDevice(t)
 	if testing.Short() {
 		t.Skip("starts a worker")
 	}
 	cl := filepath.Join(t.TempDir(), "best.cl")
-	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "random", "-t", "0.001", "--emit", cl, "-q", "--no-db")
-	if st != 1 || !strings.Contains(errs, "no variant ran correctly in 0 evaluations") {
+	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "random", "--params", "szx=7", "-e", "2", "--emit", cl, "-q", "--cache", "off", "--no-db")
+	if st != 1 || !strings.Contains(errs, "no variant ran correctly in 2 evaluations") {
 		t.Errorf("status %d, stderr %q", st, errs)
 	}
-	for _, want := range []string{"the budget ended before any variant ran", "keep          the single-point kernel"} {
+	for _, want := range []string{"no variant ran correctly", "keep          the single-point kernel"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -136,6 +156,15 @@ func TestTuneKeepsSinglePoint(t *testing.T) {
 	src, err := os.ReadFile(cl)
 	if err != nil || !strings.Contains(string(src), "void conv1d(") || strings.Contains(string(src), "reqd_work_group_size") {
 		t.Errorf("--emit did not write the single-point kernel: %v\n%s", err, src)
+	}
+
+	start := time.Now()
+	st, _, errs = hplopt("conv1d", "--size", "tiny", "-t", "0.001", "-q", "--cache", "off", "--no-db")
+	if st != 1 || !strings.Contains(errs, "the single-point kernel was not timed within the budget of 1ms (-t)") {
+		t.Errorf("-t 0.001: status %d, stderr %q", st, errs)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("-t 0.001 took %v", d)
 	}
 }
 

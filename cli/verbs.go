@@ -43,6 +43,7 @@ func init() {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: hplopt VERB [arguments]   (hplopt help VERB, or hplopt VERB -h, for a verb's flags)")
 	fmt.Fprintln(w, "       hplopt KERNEL -d GPU -n 1024,1024 -k 1024 -s genetic -t 3600   (same as hplopt tune KERNEL ...)")
+	fmt.Fprintln(w, "       hplopt tune FILE.cl --global 1024,1024 --arg n=1024 -d GPU -t 60   (a kernel written in OpenCL C)")
 	fmt.Fprintln(w, "verbs:")
 	var names []string
 	for n, v := range verbs {
@@ -98,7 +99,7 @@ func (c *command) run(args []string, stdout, stderr io.Writer) (status int) {
 	if v, ok := verbs[args[0]]; ok {
 		return v.run(c, args[1:], stdout, stderr)
 	}
-	if b, err := c.lookup(args[0]); b != nil && err == nil {
+	if b, err := c.lookup(args[0]); b != nil && err == nil || isCLFile(args[0]) && c.readsCL() {
 		return tuneVerb(c, args, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "hplopt: unknown verb or kernel %q (kernels: %s)\n", args[0], c.names())

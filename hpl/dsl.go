@@ -180,6 +180,45 @@ func NewKernel(name string, body func(k *K)) (kern *Kernel, err error) {
 	return &Kernel{ast: k.kernel}, nil
 }
 
+// FromAST makes a Kernel of a syntax tree built another way than with the
+// builder (package clc reads one from OpenCL C). It keeps a copy of k,
+// which must have a name that is a C identifier, array parameters of 1 to
+// 3 dimensions without extents (Specialize sets them), and one compute
+// section at the top level of its body.
+func FromAST(k *ast.Kernel) (*Kernel, error) {
+	if k == nil || k.Body == nil {
+		return nil, &Error{Kernel: "?", Rule: "FromAST of a nil kernel"}
+	}
+	bad := func(format string, args ...any) (*Kernel, error) {
+		return nil, &Error{Kernel: k.Name, Rule: fmt.Sprintf(format, args...)}
+	}
+	if !isIdent(k.Name) {
+		return bad("a kernel name must be a C identifier")
+	}
+	for _, p := range k.Params {
+		if p.Rank < 0 || p.Rank > 3 || p.Extents != nil {
+			return bad("parameter %s: want a scalar or an array of 1 to 3 dimensions without extents", p.Name)
+		}
+	}
+	top := 0
+	for _, s := range k.Body.List {
+		if _, ok := s.(*ast.Compute); ok {
+			top++
+		}
+	}
+	all := 0
+	ast.Inspect(k.Body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.Compute); ok {
+			all++
+		}
+		return true
+	})
+	if top != 1 || all != 1 {
+		return bad("the kernel has %d compute sections, %d of them at the top level of its body; it must have one, at the top level", all, top)
+	}
+	return &Kernel{ast: ast.Clone(k)}, nil
+}
+
 // MustKernel is NewKernel for kernels known to be well formed, such as
 // package-level definitions; it panics on error.
 func MustKernel(name string, body func(k *K)) *Kernel {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/hpl"
 )
 
@@ -142,6 +143,10 @@ func TestEvalErrors(t *testing.T) {
 		{"int too big", hpl.Eval(mxm), []any{c, a, b, int64(1) << 40}, []string{"does not fit in int32"}},
 		{"global count", hpl.Eval(mxm).Global(64), []any{c, a, b, 8}, []string{"global size [64] has 1 dimension(s), the kernel uses 2 (idx, idy)"}},
 		{"global zero", hpl.Eval(mxm).Global(64, 0), []any{c, a, b, 8}, []string{"size 0 in dimension y is not positive"}},
+		{"global past the arrays", hpl.Eval(mxm).Global(65, 32), []any{c, a, b, 8},
+			[]string{"c[idy][idx] reaches c with subscript 2 = 64 (at idx = 64; global size [65 32]), outside the 64 element(s) of c along its dimension 2"}},
+		{"loop past the arrays", hpl.Eval(mxm), []any{c, a, b, 9}, []string{"a[idy][k] reaches a with subscript 2 = 8 (at k = 8"}},
+		{"global 2^31", hpl.Eval(mxm).Global(1<<31, 32), []any{c, a, b, 8}, []string{"size 2147483648 in dimension x exceeds the largest supported, 2^31-1"}},
 		{"local count", hpl.Eval(mxm).Global(64, 32).Local(8), []any{c, a, b, 8}, []string{"local size [8] has 1 dimension(s)"}},
 		{"local divides", hpl.Eval(mxm).Global(64, 32).Local(8, 5), []any{c, a, b, 8},
 			[]string{"the local size 5 does not divide the global size 32 in dimension y"}},
@@ -205,5 +210,37 @@ func TestSpecialize(t *testing.T) {
 	src, err := hpl.Eval(mxm).Source(c, a, b, 8)
 	if err != nil || !strings.Contains(src, "c[idy * 64 + idx] += a[idy * 8 + k] * b[k * 64 + idx];") {
 		t.Errorf("Source = %q, %v", src, err)
+	}
+}
+
+// TestFromAST makes kernels of syntax trees: a copy of a well-formed one,
+// and errors for a tree without one top-level compute section, a bad
+// name or an array specialized already.
+func TestFromAST(t *testing.T) {
+	k, err := hpl.FromAST(mxm.AST())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ast.Hash(k.AST()) != ast.Hash(mxm.AST()) || k.Name() != "mxm" {
+		t.Errorf("FromAST(mxm.AST()) is another kernel:\n%s", ast.String(k.AST()))
+	}
+	noCompute := mxm.AST()
+	noCompute.Body = noCompute.Body.List[len(noCompute.Body.List)-1].(*ast.Compute).Body
+	badName := mxm.AST()
+	badName.Name = "2mxm"
+	specialized := mxm.AST()
+	specialized.Params[0].Extents = []int{4, 4}
+	for _, c := range []struct {
+		k    *ast.Kernel
+		want string
+	}{
+		{nil, "FromAST of a nil kernel"},
+		{noCompute, "the kernel has 0 compute sections"},
+		{badName, "a kernel name must be a C identifier"},
+		{specialized, "parameter c: want a scalar or an array of 1 to 3 dimensions without extents"},
+	} {
+		if _, err := hpl.FromAST(c.k); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("FromAST: error %v, want %q", err, c.want)
+		}
 	}
 }

@@ -9,7 +9,9 @@ import (
 
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/runner"
+	"github.com/hplopt/hplopt/transforms"
 )
 
 func TestMain(m *testing.M) {
@@ -67,8 +69,10 @@ func TestOptimize(t *testing.T) {
 	}
 }
 
-// TestOptimizeKeepsSinglePoint runs Optimize with a budget too short for
-// any variant: the kernel as written runs, and its result is right.
+// TestOptimizeKeepsSinglePoint runs Optimize where no variant runs (the
+// global size pinned to 7, which divides no domain of conv1d tiny's 960
+// points, makes every setting illegal): the kernel as written runs, and
+// its result is right.
 func TestOptimizeKeepsSinglePoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a worker")
@@ -78,7 +82,8 @@ func TestOptimizeKeepsSinglePoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := hpl.Eval(b.Kernel).Global(in.Global...).Optimize(hpl.OptimizerSettings{Strategy: "random", Seed: 4, Time: time.Nanosecond})
+	set := hpl.OptimizerSettings{Strategy: "random", Seed: 4, Evals: 2, Time: time.Minute, Fixed: map[transforms.Name]int{transforms.SzX: 7}}
+	ev := hpl.Eval(b.Kernel).Global(in.Global...).Optimize(set)
 	if err := ev.Run(in.Args...); err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +91,8 @@ func TestOptimizeKeepsSinglePoint(t *testing.T) {
 	if tu == nil || !tu.SinglePointFaster() || tu.SinglePointSource == "" {
 		t.Fatalf("tuning %+v: want the single-point kernel kept", tu)
 	}
-	if tu.Report.Evaluations != 0 {
-		t.Errorf("%d evaluations in 1 ns", tu.Report.Evaluations)
+	if f := tu.Report.Failures; tu.Report.Evaluations != 2 || f.Illegal != 2 {
+		t.Errorf("%d evaluations, failures %+v: want 2 illegal ones", tu.Report.Evaluations, f)
 	}
 	if err := in.Check(0); err != nil {
 		t.Fatal(err)
@@ -153,5 +158,90 @@ func TestParseSettings(t *testing.T) {
 		if s, _, err := hpl.ParseSettings([]string{"-t", arg}); err != nil || s.Time != want {
 			t.Errorf("-t %s: %s, %v; want %s", arg, s.Time, err, want)
 		}
+	}
+}
+
+// endless never ends: every work-item adds to its y while its x is above
+// -1, which no x is below (the compiler cannot know).
+var endless = hpl.MustKernel("endless", func(k *hpl.K) {
+	y := k.Array("y", hpl.Float32, 1)
+	x := k.Array("x", hpl.Float32, 1)
+	k.Compute(func() {
+		k.While(x.At(hpl.Idx).Gt(-1.0), func() {
+			k.AddTo(y.At(hpl.Idx), 1.0)
+		})
+	})
+})
+
+// TestOptimizeEndlessKernel: the budget covers timing the single-point
+// kernel, so one that never ends is stopped at the budget with an error
+// that says so (it was found only after the worker's 5 minute start limit).
+func TestOptimizeEndlessKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a worker and waits for the budget")
+	}
+	x, y := hpl.NewArray(hpl.Float32, 256), hpl.NewArray(hpl.Float32, 256)
+	const budget = 2 * time.Second
+	start := time.Now()
+	err := hpl.Eval(endless).Optimize(hpl.OptimizerSettings{Time: budget}).Run(y, x)
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "budget of 2s") {
+		t.Fatalf("Optimize of a kernel that never ends: %v, want an error naming the budget", err)
+	}
+	if took > budget+3*time.Second {
+		t.Errorf("it took %v to stop, with a budget of %v", took, budget)
+	}
+	t.Logf("%v: %v", took, err)
+}
+
+// slow makes n steps per work-item: y[i] = sum over j < n of x[j] * i.
+var slow = hpl.MustKernel("slow", func(k *hpl.K) {
+	y := k.Array("y", hpl.Float32, 1)
+	x := k.Array("x", hpl.Float32, 1)
+	n := k.Scalar("n", hpl.Int32)
+	j := k.Int("j")
+	k.Compute(func() {
+		k.Set(y.At(hpl.Idx), 0.0)
+		k.For(j, 0, n, func() {
+			k.AddTo(y.At(hpl.Idx), x.At(j).Mul(hpl.Idx))
+		})
+	})
+})
+
+// TestTuneSlowSinglePoint: a single-point kernel too slow for its timed
+// launches to fit in a quarter of the budget is timed fewer times, and the
+// tuning ends within the budget (and one evaluation).
+func TestTuneSlowSinglePoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a worker and tunes for a few seconds")
+	}
+	const n = 1 << 15
+	const budget = 3 * time.Second
+	quarter := float64(budget / 4 / time.Millisecond)
+	// The kernel must be slow enough that five timed launches pass a
+	// quarter of the budget on the machine that runs the test: it is made
+	// four times longer (more work-items) until it is.
+	for items := 16384; ; items *= 4 {
+		x, y := hpl.NewArray(hpl.Float32, n), hpl.NewArray(hpl.Float32, items)
+		start := time.Now()
+		tu, err := hpl.Eval(slow).Tune(context.Background(), hpl.OptimizerSettings{Strategy: "random", Time: budget, Cache: optimizer.NoCache}, y, x, int32(n))
+		took := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d work-items: single-point %.1f ms, %d timed launches; setup %v, search %v (%d evaluations); %v in all", items, tu.BaselineMs, tu.BaselineRuns, tu.Setup, tu.Report.Elapsed, tu.Report.Evaluations, took)
+		if tu.BaselineMs*5 <= quarter && items < 1<<20 {
+			continue
+		}
+		if tu.BaselineMs*5 <= quarter {
+			t.Fatalf("the single-point kernel takes %.1f ms with %d work-items: too fast to test the rule", tu.BaselineMs, items)
+		}
+		if tu.BaselineRuns >= 5 || tu.BaselineMs*float64(tu.BaselineRuns) > 1.5*quarter {
+			t.Errorf("%d timed launches of %.1f ms within a quarter of a %v budget", tu.BaselineRuns, tu.BaselineMs, budget)
+		}
+		if took > budget+2*time.Second {
+			t.Errorf("a tuning with a budget of %v took %v", budget, took)
+		}
+		return
 	}
 }

@@ -25,15 +25,35 @@ const programEnv = "HPLOPT_TEST_OPTIMIZE_PROGRAM"
 
 // isolateCache points the user's cache directory (where the default
 // records database lives) at dir, keeping PoCL's compiler cache where it
-// was, for this process and the processes it starts.
+// was, for this process and the processes it starts, and the cache of
+// built programs that tunings keep (runner.DefaultCacheDir, with PoCL's
+// cache of the worker processes) where it was: dir's hplopt/binaries and
+// hplopt/pocl are links to the user's.
 func isolateCache(dir string) {
-	if os.Getenv("POCL_CACHE_DIR") == "" {
-		if c, err := os.UserCacheDir(); err == nil {
-			os.Setenv("POCL_CACHE_DIR", filepath.Join(c, "pocl", "kcache"))
-		}
+	if c, err := os.UserCacheDir(); err == nil && os.Getenv("POCL_CACHE_DIR") == "" {
+		os.Setenv("POCL_CACHE_DIR", filepath.Join(c, "pocl", "kcache"))
 	}
+	isolateBuilds(dir)
 	os.Setenv("XDG_CACHE_HOME", dir)
 }
+
+// isolateBuilds makes dir, as the user's cache directory, share the cache
+// of built programs of the user's (before isolateCache).
+func isolateBuilds(dir string) {
+	if userCache == "" {
+		return
+	}
+	os.MkdirAll(filepath.Join(dir, "hplopt"), 0o755)
+	for _, part := range []string{"binaries", "pocl"} {
+		real := filepath.Join(userCache, "hplopt", part)
+		if os.MkdirAll(real, 0o755) == nil {
+			os.Symlink(real, filepath.Join(dir, "hplopt", part))
+		}
+	}
+}
+
+// userCache is the user's cache directory before isolateCache changed it.
+var userCache, _ = os.UserCacheDir()
 
 // programResult is what optimizeProgram prints.
 type programResult struct {
@@ -89,6 +109,7 @@ func TestOptimizeRemembers(t *testing.T) {
 		t.Skip("tunes for a few seconds")
 	}
 	cache := t.TempDir()
+	isolateBuilds(cache)
 	program := func() programResult {
 		t.Helper()
 		cmd := exec.Command(os.Args[0], "-test.run=^$")

@@ -1,8 +1,9 @@
 // Package opencl is hplopt's thin, typed cgo binding over the OpenCL 1.2
 // API: platforms and devices with the properties the optimizer needs,
 // contexts, profiling command queues, buffers, programs built from source
-// and kernels. Every OpenCL error becomes an Error naming the call and the
-// symbolic code. Resources are released by Close, deterministically.
+// or from the binaries of earlier builds, and kernels. Every OpenCL error
+// becomes an Error naming the call and the symbolic code. Resources are
+// released by Close, deterministically.
 package opencl
 
 // #cgo LDFLAGS: -lOpenCL
@@ -15,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -68,6 +70,9 @@ type Device struct {
 	LocalMemSize     int64
 	GlobalMemSize    int64
 	MaxAllocSize     int64
+	// MemBaseAddrAlign is the alignment in bytes that the origin of a
+	// sub-buffer needs (CL_DEVICE_MEM_BASE_ADDR_ALIGN, given in bits).
+	MemBaseAddrAlign int
 	id               C.cl_device_id
 }
 
@@ -118,8 +123,20 @@ func deviceUint(id C.cl_device_id, param C.cl_device_info, size uintptr) uint64 
 	return uint64(v)
 }
 
+// discovery serializes the queries of platforms and devices. The ICD
+// loader (ocl-icd) and implementations such as PoCL set themselves up on a
+// process's first clGetPlatformIDs, and that setup is not safe for
+// concurrent callers: goroutines enumerating at once at program start
+// crashed the process (SIGSEGV) or found no platform. Every path to a
+// platform or device (Platforms, Platform.Devices, and so AllDevices,
+// Select and Open) holds it.
+var discovery sync.Mutex
+
 // Platforms lists the installed platforms; ErrNoPlatform when there are none.
+// It is safe for concurrent use.
 func Platforms() ([]*Platform, error) {
+	discovery.Lock()
+	defer discovery.Unlock()
 	var n C.cl_uint
 	st := C.clGetPlatformIDs(0, nil, &n)
 	if st == -1001 || (st == C.CL_SUCCESS && n == 0) {
@@ -144,8 +161,10 @@ func Platforms() ([]*Platform, error) {
 	return out, nil
 }
 
-// Devices lists the platform's devices.
+// Devices lists the platform's devices. It is safe for concurrent use.
 func (p *Platform) Devices() ([]*Device, error) {
+	discovery.Lock()
+	defer discovery.Unlock()
 	var n C.cl_uint
 	st := C.clGetDeviceIDs(p.id, C.CL_DEVICE_TYPE_ALL, 0, nil, &n)
 	if st == C.CL_DEVICE_NOT_FOUND || n == 0 {
@@ -172,6 +191,7 @@ func (p *Platform) Devices() ([]*Device, error) {
 			LocalMemSize:     int64(deviceUint(id, C.CL_DEVICE_LOCAL_MEM_SIZE, 8)),
 			GlobalMemSize:    int64(deviceUint(id, C.CL_DEVICE_GLOBAL_MEM_SIZE, 8)),
 			MaxAllocSize:     int64(deviceUint(id, C.CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8)),
+			MemBaseAddrAlign: int(deviceUint(id, C.CL_DEVICE_MEM_BASE_ADDR_ALIGN, 4)) / 8,
 		}
 		dims := int(deviceUint(id, C.CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 4))
 		if dims > 0 {
@@ -319,6 +339,22 @@ func (c *Context) NewBuffer(size int) (*Buffer, error) {
 	return &Buffer{Size: size, mem: mem}, nil
 }
 
+// Sub creates a buffer of size bytes inside b, from byte origin on
+// (clCreateSubBuffer): a kernel given it sees those bytes alone. origin
+// must be a multiple of the device's MemBaseAddrAlign. Close it before b.
+func (b *Buffer) Sub(origin, size int) (*Buffer, error) {
+	if origin < 0 || size <= 0 || origin+size > b.Size {
+		return nil, fmt.Errorf("opencl: a sub-buffer of %d bytes at %d in a buffer of %d", size, origin, b.Size)
+	}
+	region := C.cl_buffer_region{origin: C.size_t(origin), size: C.size_t(size)}
+	var st C.cl_int
+	mem := C.clCreateSubBuffer(b.mem, C.CL_MEM_READ_WRITE, C.CL_BUFFER_CREATE_TYPE_REGION, unsafe.Pointer(&region), &st)
+	if err := check("clCreateSubBuffer", st); err != nil {
+		return nil, err
+	}
+	return &Buffer{Size: size, mem: mem}, nil
+}
+
 // Close releases the buffer.
 func (b *Buffer) Close() error {
 	if b == nil || b.mem == nil {
@@ -356,15 +392,69 @@ func (c *Context) Build(src, options string) (*Program, error) {
 	if err := check("clCreateProgramWithSource", st); err != nil {
 		return nil, err
 	}
+	return c.build(prog, options)
+}
+
+// build builds prog, created in c, with options; a failed build releases
+// it and returns a *BuildError with the compiler's log.
+func (c *Context) build(prog C.cl_program, options string) (*Program, error) {
 	copt := C.CString(options)
 	defer C.free(unsafe.Pointer(copt))
-	st = C.clBuildProgram(prog, 1, &c.Device.id, copt, nil, nil)
+	st := C.clBuildProgram(prog, 1, &c.Device.id, copt, nil, nil)
 	if st != C.CL_SUCCESS {
 		log := buildLog(prog, c.Device.id)
 		C.clReleaseProgram(prog)
 		return nil, &BuildError{Err: Error{Call: "clBuildProgram", Code: int32(st)}, Log: log}
 	}
 	return &Program{prog: prog, ctx: c}, nil
+}
+
+// BuildBinary creates a program from bin, a binary that Program.Binary
+// returned for a device of the same kind and driver, and builds it with
+// options (clCreateProgramWithBinary, clBuildProgram). A binary the device
+// does not take is an Error of clCreateProgramWithBinary
+// (CL_INVALID_BINARY); a failed build a *BuildError, as for Build.
+func (c *Context) BuildBinary(bin []byte, options string) (*Program, error) {
+	if len(bin) == 0 {
+		return nil, errors.New("opencl: BuildBinary: an empty binary")
+	}
+	cbin := C.CBytes(bin)
+	defer C.free(cbin)
+	n := C.size_t(len(bin))
+	ptr := (*C.uchar)(cbin)
+	var st, binSt C.cl_int
+	prog := C.clCreateProgramWithBinary(c.ctx, 1, &c.Device.id, &n, &ptr, &binSt, &st)
+	if err := check("clCreateProgramWithBinary", st); err != nil {
+		return nil, err
+	}
+	if err := check("clCreateProgramWithBinary", binSt); err != nil {
+		C.clReleaseProgram(prog)
+		return nil, err
+	}
+	return c.build(prog, options)
+}
+
+// Binary returns the program's binary for its device (CL_PROGRAM_BINARIES):
+// what the implementation made of the source, which Context.BuildBinary
+// turns back into a program without compiling the source again. Its form
+// is the implementation's: PTX for NVIDIA; for PoCL, an archive of its
+// kernel cache directory, with the machine code of the work-group sizes
+// launched so far.
+func (p *Program) Binary() ([]byte, error) {
+	var n C.size_t
+	if err := check("clGetProgramInfo", C.clGetProgramInfo(p.prog, C.CL_PROGRAM_BINARY_SIZES, C.size_t(unsafe.Sizeof(n)), unsafe.Pointer(&n), nil)); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, errors.New("opencl: the program has no binary for its device")
+	}
+	buf := C.malloc(n)
+	defer C.free(buf)
+	ptr := (*C.uchar)(buf)
+	if err := check("clGetProgramInfo", C.clGetProgramInfo(p.prog, C.CL_PROGRAM_BINARIES, C.size_t(unsafe.Sizeof(ptr)), unsafe.Pointer(&ptr), nil)); err != nil {
+		return nil, err
+	}
+	return C.GoBytes(buf, C.int(n)), nil
 }
 
 // Log returns the compiler's log of the successful build: warnings, and
@@ -562,12 +652,29 @@ func ReadSlice[T Scalar](q *Queue, b *Buffer, data []T) error {
 // (nil lets the implementation choose), waits for it and returns its time
 // in nanoseconds from the profiling events.
 func (q *Queue) Run(k *Kernel, global, local []int) (int64, error) {
+	ev, err := q.Start(k, global, local)
+	if err != nil {
+		return 0, err
+	}
+	defer ev.Close()
+	return ev.Wait()
+}
+
+// Event is a launch in flight (Start): its status can be watched while it
+// runs. Close it when done.
+type Event struct {
+	ev C.cl_event
+}
+
+// Start launches k as Run does, without waiting: it enqueues the launch,
+// flushes the queue and returns the launch's event.
+func (q *Queue) Start(k *Kernel, global, local []int) (*Event, error) {
 	dims := len(global)
 	if dims < 1 || dims > 3 {
-		return 0, fmt.Errorf("opencl: %d global dimensions", dims)
+		return nil, fmt.Errorf("opencl: %d global dimensions", dims)
 	}
 	if local != nil && len(local) != dims {
-		return 0, fmt.Errorf("opencl: %d local sizes for %d global dimensions", len(local), dims)
+		return nil, fmt.Errorf("opencl: %d local sizes for %d global dimensions", len(local), dims)
 	}
 	g := make([]C.size_t, dims)
 	for i, v := range global {
@@ -583,25 +690,62 @@ func (q *Queue) Run(k *Kernel, global, local []int) (int64, error) {
 	}
 	var ev C.cl_event
 	if err := check("clEnqueueNDRangeKernel", C.clEnqueueNDRangeKernel(q.q, k.k, C.cl_uint(dims), nil, &g[0], lp, 0, nil, &ev)); err != nil {
-		return 0, fmt.Errorf("%w (kernel %s, global %v, local %v)", err, k.Name, global, local)
+		return nil, fmt.Errorf("%w (kernel %s, global %v, local %v)", err, k.Name, global, local)
 	}
-	defer C.clReleaseEvent(ev)
-	if err := check("clWaitForEvents", C.clWaitForEvents(1, &ev)); err != nil {
+	C.clFlush(q.q)
+	return &Event{ev: ev}, nil
+}
+
+// Event statuses (Status).
+const (
+	Queued    = C.CL_QUEUED
+	Submitted = C.CL_SUBMITTED
+	Running   = C.CL_RUNNING
+	Complete  = C.CL_COMPLETE
+)
+
+// Status returns the launch's execution status: Queued, Submitted,
+// Running, Complete, or an error of a launch that failed. An
+// implementation that compiles the kernel's code for the launch (PoCL)
+// does so before Running.
+func (e *Event) Status() (int, error) {
+	var status C.cl_int
+	if err := check("clGetEventInfo", C.clGetEventInfo(e.ev, C.CL_EVENT_COMMAND_EXECUTION_STATUS, C.size_t(unsafe.Sizeof(status)), unsafe.Pointer(&status), nil)); err != nil {
+		return 0, err
+	}
+	if status < 0 {
+		return 0, Error{Call: "kernel execution", Code: int32(status)}
+	}
+	return int(status), nil
+}
+
+// Wait waits for the launch to end and returns its time in nanoseconds
+// from the profiling events.
+func (e *Event) Wait() (int64, error) {
+	if err := check("clWaitForEvents", C.clWaitForEvents(1, &e.ev)); err != nil {
 		return 0, err
 	}
 	var status C.cl_int
-	C.clGetEventInfo(ev, C.CL_EVENT_COMMAND_EXECUTION_STATUS, C.size_t(unsafe.Sizeof(status)), unsafe.Pointer(&status), nil)
+	C.clGetEventInfo(e.ev, C.CL_EVENT_COMMAND_EXECUTION_STATUS, C.size_t(unsafe.Sizeof(status)), unsafe.Pointer(&status), nil)
 	if status < 0 {
 		return 0, Error{Call: "kernel execution", Code: int32(status)}
 	}
 	var start, end C.cl_ulong
-	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(ev, C.CL_PROFILING_COMMAND_START, C.size_t(unsafe.Sizeof(start)), unsafe.Pointer(&start), nil)); err != nil {
+	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(e.ev, C.CL_PROFILING_COMMAND_START, C.size_t(unsafe.Sizeof(start)), unsafe.Pointer(&start), nil)); err != nil {
 		return 0, err
 	}
-	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(ev, C.CL_PROFILING_COMMAND_END, C.size_t(unsafe.Sizeof(end)), unsafe.Pointer(&end), nil)); err != nil {
+	if err := check("clGetEventProfilingInfo", C.clGetEventProfilingInfo(e.ev, C.CL_PROFILING_COMMAND_END, C.size_t(unsafe.Sizeof(end)), unsafe.Pointer(&end), nil)); err != nil {
 		return 0, err
 	}
 	return int64(end - start), nil
+}
+
+// Close releases the event.
+func (e *Event) Close() {
+	if e != nil && e.ev != nil {
+		C.clReleaseEvent(e.ev)
+		e.ev = nil
+	}
 }
 
 // Session bundles a device with a context and a profiling queue: what a

@@ -137,25 +137,35 @@ func TestBuildErrorHasLog(t *testing.T) {
 	}
 }
 
-func TestIllegalLocalSize(t *testing.T) {
-	s := session(t)
+// saxpyKernel builds saxpy in s and returns the program and its kernel
+// set to run over n elements of one buffer, released when the test ends.
+func saxpyKernel(t *testing.T, s *Session, n int) (*Program, *Kernel) {
+	t.Helper()
 	prog, err := s.Context.Build(saxpy, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer prog.Close()
+	t.Cleanup(func() { prog.Close() })
 	k, err := prog.Kernel("saxpy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.Close()
-	b, _ := s.Context.NewBuffer(4 * 64)
-	defer b.Close()
-	k.SetArgBuffer(0, b)
-	k.SetArgBuffer(1, b)
-	k.SetArgFloat32(2, 1)
-	k.SetArgInt32(3, 64)
-	_, err = s.Queue.Run(k, []int{64}, []int{48}) // 48 does not divide 64
+	t.Cleanup(func() { k.Close() })
+	b, err := s.Context.NewBuffer(4 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if err := errors.Join(k.SetArgBuffer(0, b), k.SetArgBuffer(1, b), k.SetArgFloat32(2, 1), k.SetArgInt32(3, int32(n))); err != nil {
+		t.Fatal(err)
+	}
+	return prog, k
+}
+
+func TestIllegalLocalSize(t *testing.T) {
+	s := session(t)
+	prog, k := saxpyKernel(t, s, 64)
+	_, err := s.Queue.Run(k, []int{64}, []int{48}) // 48 does not divide 64
 	var ce Error
 	if !errors.As(err, &ce) || ce.Name() != "CL_INVALID_WORK_GROUP_SIZE" || ce.Call != "clEnqueueNDRangeKernel" {
 		t.Errorf("local 48 for global 64: %v, want clEnqueueNDRangeKernel: CL_INVALID_WORK_GROUP_SIZE", err)
@@ -277,5 +287,77 @@ func TestBuildLogKeepsWarnings(t *testing.T) {
 	defer prog.Close()
 	if log := prog.Log(); !strings.Contains(log, "hplopt-log-check") {
 		t.Fatalf("build log %q does not hold the #warning", log)
+	}
+}
+
+// TestBinary builds saxpy, takes its binary, makes a program of it in
+// another session (another context, as another process would) and checks
+// that it computes what the source does; a damaged binary is refused with
+// an error, not a crash.
+func TestBinary(t *testing.T) {
+	s := session(t)
+	prog, err := s.Context.Build(saxpy, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Close()
+	x, y := []float32{1, 2, 3, 4, 5, 6, 7, 8}, []float32{8, 7, 6, 5, 4, 3, 2, 1}
+	// A launch first: PoCL compiles a work-group size at its first launch,
+	// and the binary then holds that code too.
+	want := runSaxpy(t, s, prog, x, y, 2, 4)
+	bin, err := prog.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bin) == 0 {
+		t.Fatal("Binary returned no bytes")
+	}
+	other := session(t)
+	loaded, err := other.Context.BuildBinary(bin, "")
+	if err != nil {
+		t.Fatalf("BuildBinary of the program's own binary: %v", err)
+	}
+	defer loaded.Close()
+	got := runSaxpy(t, other, loaded, x, y, 2, 4)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("y[%d] = %v from the binary, %v from the source", i, got[i], want[i])
+		}
+	}
+	if again, err := loaded.Binary(); err != nil || len(again) == 0 {
+		t.Errorf("Binary of a program made from a binary: %d bytes, %v", len(again), err)
+	}
+
+	if _, err := other.Context.BuildBinary(nil, ""); err == nil {
+		t.Error("BuildBinary(nil): no error")
+	}
+	if p, err := other.Context.BuildBinary([]byte("not a binary of any device"), ""); err == nil {
+		p.Close()
+		t.Error("BuildBinary of garbage: no error")
+	} else {
+		t.Logf("garbage binary: %v", err)
+	}
+}
+
+// TestStart launches saxpy without waiting, watches its status until it
+// completes, and takes its time.
+func TestStart(t *testing.T) {
+	s := session(t)
+	_, k := saxpyKernel(t, s, 1024)
+	ev, err := s.Queue.Start(k, []int{1024}, []int{64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	for st := Queued; st != Complete; {
+		if st, err = ev.Status(); err != nil {
+			t.Fatal(err)
+		}
+		if st != Queued && st != Submitted && st != Running && st != Complete {
+			t.Fatalf("Status() = %d", st)
+		}
+	}
+	if ns, err := ev.Wait(); err != nil || ns <= 0 {
+		t.Errorf("Wait() = %d, %v", ns, err)
 	}
 }

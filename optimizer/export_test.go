@@ -15,7 +15,22 @@ func Search(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool,
 	if err != nil {
 		return nil, err
 	}
-	return s.run(ctx, set, ev)
+	return s.run(ctx, set, ev, set.Time)
+}
+
+// Measurer is the evaluator's view of the device.
+type Measurer = measurer
+
+// SearchOn runs the search Tune runs for ps with set, the seeds of a CPU
+// device if cpu, and Tune's evaluator measuring on m (a fake device).
+func SearchOn(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool, m Measurer) (*autotune.Report, error) {
+	set = set.withDefaults()
+	s, err := newSearch(ps, set, cpu)
+	if err != nil {
+		return nil, err
+	}
+	ev := newEvaluator(ps, s.toParams, m, set.Order == OrderReady, 2*set.builds()+4, 0)
+	return s.run(ctx, set, ev, set.Time)
 }
 
 // SearchStrategy is Search, also returning the strategy searched with.
@@ -25,7 +40,7 @@ func SearchStrategy(ctx context.Context, ps *transforms.Problem, set Settings, c
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := s.run(ctx, set, ev)
+	rep, err := s.run(ctx, set, ev, set.Time)
 	return rep, s.strategy, err
 }
 

@@ -14,8 +14,9 @@
 //
 //   - the evaluator (evaluator.go): a point becomes transforms.Params, the
 //     passes of package transforms make the variant, package codegen
-//     prints its OpenCL, and a runner.Worker builds, runs and checks it on
-//     the device in a child process.
+//     prints its OpenCL, the runner.Worker's builder processes build it
+//     ahead, and the Worker runs and checks it on the device in a child
+//     process, measuring the variants in the order their builds end.
 //
 //   - the records (records.go): with a records database (Settings.Records,
 //     package records), every evaluation is recorded as it is measured
@@ -60,6 +61,23 @@ type Problem struct {
 	Data *runner.Problem
 	// Device is the device the variants run on.
 	Device *opencl.Device
+	// Written, if not nil, is the kernel as its author wrote it, of which
+	// Passes.Kernel is a rewriting (package clc reads OpenCL C and
+	// delinearizes its arrays): its source is then the single-point
+	// kernel, the reference every variant is checked against and the one
+	// the speedup is over, and its syntax tree is what the records' key
+	// hashes. Default nil: Passes.Kernel, printed by package codegen.
+	Written *Written
+}
+
+// Written is a kernel as its author wrote it (Problem.Written).
+type Written struct {
+	// Kernel is its syntax tree as parsed, with the parameters of
+	// Problem.Passes.Kernel (same names, types and order; ranks may
+	// differ).
+	Kernel *ast.Kernel
+	// Source is its OpenCL C, whose kernel is named Kernel.Name.
+	Source string
 }
 
 // NewProblem makes the problem of kernel k, specialized for its arguments
@@ -104,6 +122,15 @@ type Tuning struct {
 	// SinglePointSource is the OpenCL of the kernel as written, which an
 	// optimized Run uses when SinglePointFaster.
 	SinglePointSource string
+	// Setup is the time before the search: starting the worker and the
+	// builders and timing the single-point kernel, with BaselineRuns timed
+	// launches (0: its warm-up's time, the budget leaving no time for
+	// one). Setup and Report.Elapsed make the tuning's time.
+	Setup        time.Duration
+	BaselineRuns int
+	// Pool is what the builders did (runner.PoolStats; Builders 0 without
+	// them).
+	Pool runner.PoolStats
 
 	// Key is the problem's key in the records (Problem.Key).
 	Key records.Key
@@ -121,6 +148,24 @@ type Tuning struct {
 	Warnings []string
 	// Date is when the tuning ended.
 	Date time.Time
+}
+
+// KernelFraction is the fraction of the search the device spent running
+// kernels (profiling events of every launch).
+func (t *Tuning) KernelFraction() float64 {
+	if t.Report == nil || t.Report.Elapsed <= 0 {
+		return 0
+	}
+	return float64(t.Report.Spent.Kernels) / float64(t.Report.Elapsed)
+}
+
+// PoolUtilization is the fraction of the search the builders were busy:
+// builder-seconds over builders times the search's time.
+func (t *Tuning) PoolUtilization() float64 {
+	if t.Report == nil {
+		return 0
+	}
+	return t.Pool.Utilization(t.Report.Elapsed)
 }
 
 // SinglePointFaster reports that no verified variant beat the single-point
@@ -150,6 +195,11 @@ func (t *Tuning) Speedup() float64 {
 // JSON returns the tuning as the CLI's --json object.
 func (t *Tuning) JSON() *autotune.JSONReport {
 	j := t.Report.JSON(t.Kernel, t.Device, t.BaselineMs)
+	j.SetupS, j.Order = t.Setup.Seconds(), t.Settings.Order.String()
+	if p := t.Pool; p.Builders > 0 {
+		j.Builds = &autotune.JSONBuilds{Builders: p.Builders, BusyS: p.Busy.Seconds(), Utilization: t.PoolUtilization(),
+			Built: p.Builds, CacheHits: p.CacheHits, Failed: p.Failed, Restarts: p.Restarts, Extra: p.Extra}
+	}
 	if t.Key.Kernel != "" {
 		j.Problem, j.Sizes, j.Driver = t.Key.ID(), t.Key.Sizes(), t.Key.Device.Driver
 	}
@@ -169,7 +219,9 @@ func (t *Tuning) JSON() *autotune.JSONReport {
 // worker process (runner.Worker) before its time counts. The worker is the
 // program's own executable started again, so the program must call
 // runner.MaybeWorker first in main (a test binary first in TestMain).
-// Cancelling ctx ends the search with the best variant found so far.
+// The tuning takes Settings.Time in all, the single-point kernel's timing
+// included, and ends within one evaluation of it. Cancelling ctx ends the
+// search with the best variant found so far.
 //
 // With set.Records, Tune looks the problem (Problem.Key) up in the records
 // first and uses them as set.Reuse says: it may go on with a run that was
@@ -179,6 +231,7 @@ func (t *Tuning) JSON() *autotune.JSONReport {
 // measured again. Every evaluation it measures is recorded as soon as it is
 // measured, so that killing the process loses at most the one in flight.
 func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err error) {
+	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, fmt.Errorf("optimizer: internal error tuning %s: %v", prob.Passes.Kernel.Name, r)
@@ -201,18 +254,23 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	}
 	key := prob.Key()
 	cpu := prob.Device.Type&opencl.CPU != 0
-	start, err := StartPoints(ps, cpu)
+	startPts, err := StartPoints(ps, cpu)
 	if err != nil {
 		return nil, err
 	}
-	rec := openRecording(set.Records, key, start, warn)
+	rec := openRecording(set.Records, key, startPts, warn)
 	pl := rec.plan(ps, set, budget)
 	s, err := newSearch(ps, set, cpu, pl.seeds...)
 	if err != nil {
 		return nil, err
 	}
-	src, err := codegen.Source(ps.Kernel)
+	src, err := prob.singlePoint()
 	if err != nil {
+		return nil, err
+	}
+	// The worker's Measurer checks this again; here it is found before
+	// the problem is copied to a worker process.
+	if err := runner.CheckDevice(prob.Device, prob.Data.Sizes(), 1); err != nil {
 		return nil, err
 	}
 	tuning := func(rep *autotune.Report, base float64) *Tuning {
@@ -227,10 +285,32 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 		return reused(tuning, s, ps, pl.reuse), nil
 	}
 
+	cache, err := openCache(set)
+	if err != nil {
+		warn(fmt.Sprintf("%v; built programs are not kept", err))
+	}
+	// The budget of the whole tuning (what is left of a cut run's, when
+	// going on with it), the worker's start included.
+	total := set.Time
+	if pl.resume != nil {
+		total = set.Time - pl.spent
+	}
+	deadline := start.Add(total)
+	bctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	ref := &runner.Variant{Source: src, KernelName: ps.Kernel.Name, Global: ps.Domain}
 	builds := set.builds()
-	w, err := runner.StartWorker(ctx, prob.Data, ref, runner.WorkerSettings{Device: prob.Device.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Measure: runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2}})
+	w, err := runner.StartWorker(bctx, prob.Data, ref, runner.WorkerSettings{
+		Device: prob.Device.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Builders: set.builders(), Cache: cache,
+		CompileTimeout: buildLimit(total),
+		Measure:        runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2},
+		StartTimeout:   total,
+		ReferenceTime:  total / 4,
+	})
 	if err != nil {
+		if ctx.Err() == nil && bctx.Err() != nil {
+			return nil, fmt.Errorf("optimizer: %s: the single-point kernel was not timed within the budget of %v (-t), which counts its first launch: a larger budget or smaller sizes (%v)", ps.Kernel.Name, total, err)
+		}
 		return nil, err
 	}
 	defer w.Close()
@@ -238,27 +318,25 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	if err != nil {
 		return nil, err
 	}
+	setup := time.Since(start)
 	run := rec.begin(set, pl.resume, base)
 	// Until a variant has run, the single-point kernel's time is the one to
 	// beat: a variant four times slower than it is timed once, not Runs times.
-	eval := &evaluator{prob: ps, toParams: s.toParams, w: w, made: map[string]made{}, keep: 2*builds + 4, best: base}
+	eval := newEvaluator(ps, s.toParams, w, set.Order == OrderReady, 2*builds+4, base)
 	ev := &replayer{evaluator: eval, known: pl.known}
 	search := set
-	if pl.resume != nil { // what is left of the cut run's budget
-		search.Time = set.Time - pl.spent
-		if set.Evals > 0 {
-			search.Evals = set.Evals - pl.own
-		}
+	if pl.resume != nil && set.Evals > 0 { // what is left of the cut run's
+		search.Evals = set.Evals - pl.own
 	}
 	n := 0
 	search.Progress = func(p autotune.Progress) {
 		n++
-		rec.add(p.Last, n, ev.started)
+		rec.add(p.Last, n, ev.started, ev.ended)
 		if set.Progress != nil {
 			set.Progress(p)
 		}
 	}
-	rep, err := s.run(ctx, search, ev)
+	rep, err := s.run(ctx, search, ev, max(time.Nanosecond, time.Until(deadline)))
 	if rep == nil {
 		return nil, err
 	}
@@ -268,6 +346,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	if pl.resume != nil {
 		t.Resumed = pl.resume.ID
 	}
+	t.Setup, t.BaselineRuns, t.Pool = setup, w.BaselineRuns(), w.Pool()
 	if rep.Found {
 		t.BestParams = rep.Best.Map()
 		if v, err := transforms.Apply(ps, s.toParams(rep.Best)); err == nil {
@@ -277,6 +356,53 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	}
 	t.Warnings = warnings
 	return t, err
+}
+
+// singlePoint returns the OpenCL C of the kernel as written.
+func (p *Problem) singlePoint() (string, error) {
+	if w := p.Written; w != nil {
+		if w.Kernel == nil || w.Kernel.Name != p.Passes.Kernel.Name || len(w.Kernel.Params) != len(p.Passes.Kernel.Params) {
+			return "", fmt.Errorf("optimizer: the kernel as written does not match the kernel %s: name or parameters differ", p.Passes.Kernel.Name)
+		}
+		return w.Source, nil
+	}
+	return codegen.Source(p.Passes.Kernel)
+}
+
+// buildLimit is the limit on a variant's build (on PoCL, with its first
+// launch's compilation) within a tuning of budget: a tenth of the budget,
+// from 10 s to 1 min. A build that passes it fails with Compile; the
+// builders build the other variants meanwhile. (On PoCL, the largest
+// unrolled variants take tens of seconds to compile on a loaded 2-core
+// machine, where the tuner used to stop them after the 10 s of its run
+// limit; NVIDIA's compiler takes about a second.)
+func buildLimit(budget time.Duration) time.Duration {
+	return min(time.Minute, max(10*time.Second, budget/10))
+}
+
+// openCache opens and prunes the cache of built programs set names (nil
+// for NoCache).
+func openCache(set Settings) (*runner.Cache, error) {
+	dir := set.Cache
+	switch dir {
+	case NoCache:
+		return nil, nil
+	case "":
+		var err error
+		if dir, err = runner.DefaultCacheDir(); err != nil {
+			return nil, err
+		}
+	}
+	c, err := runner.OpenCache(dir)
+	if err != nil {
+		return nil, err
+	}
+	max := set.CacheMax
+	if max <= 0 {
+		max = runner.DefaultCacheMax
+	}
+	_, err = c.Prune(max)
+	return c, err
 }
 
 // reused makes the tuning of a setting taken from the records (r): the
@@ -347,9 +473,14 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[stri
 	if err != nil {
 		return nil, err
 	}
-	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, Halo: len(halos) > 0, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, Fixed: set.Fixed})
+	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, Halo: len(halos) > 0, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, CPU: cpu, Transposable: transforms.Transposable(ps), Fixed: set.Fixed})
 	if err != nil {
 		return nil, err
+	}
+	if len(set.Fixed) > 0 {
+		if err := checkFeasible(ps, space, toParams, set.Fixed); err != nil {
+			return nil, err
+		}
 	}
 	// The strategy is told the budget of evaluations when -e gives it;
 	// autotune.Tune tells it a bound from the stop condition, or an
@@ -382,7 +513,7 @@ func startPoints(domain, loops []int, baseline transforms.Params, cpu bool) []ma
 	return append([]map[string]int{baseline.Map(len(domain), len(loops))}, canonicalSeeds(domain, loops, cpu)...)
 }
 
-// run searches with ev.
-func (s *search) run(ctx context.Context, set Settings, ev autotune.Evaluator) (*autotune.Report, error) {
-	return autotune.Tune(ctx, autotune.Settings{Budget: set.Time, MaxEvals: set.Evals, Stop: set.Stop, Seed: set.Seed, Progress: set.Progress, Lookahead: set.builds(), ReadyFirst: set.ReadyFirst}, s.space, s.strategy, ev)
+// run searches with ev for budget.
+func (s *search) run(ctx context.Context, set Settings, ev autotune.Evaluator, budget time.Duration) (*autotune.Report, error) {
+	return autotune.Tune(ctx, autotune.Settings{Budget: budget, MaxEvals: set.Evals, Stop: set.Stop, Seed: set.Seed, Progress: set.Progress, Lookahead: set.builds()}, s.space, s.strategy, ev)
 }

@@ -128,10 +128,11 @@ func short(id string) string { return id[:min(len(id), 8)] }
 // Key returns the records' key of the problem: the tuning problem that
 // records made for it are reused for. It is made of
 //
-//   - the kernel's name and ast.Hash of the kernel as written, before its
-//     arrays' extents are set (the sizes are keyed below): editing the
-//     kernel makes a new problem, and every size of a kernel is of one
-//     family, so that a shape never tuned finds the nearest tuned ones;
+//   - the kernel's name and ast.Hash of the kernel as written
+//     (Problem.Written's when it is set), before its arrays' extents are
+//     set (the sizes are keyed below): editing the kernel makes a new
+//     problem, and every size of a kernel is of one family, so that a
+//     shape never tuned finds the nearest tuned ones;
 //   - the device: platform, name, vendor, driver and OpenCL versions;
 //   - the single-point domain, and every argument's name, type and shape;
 //   - the values of the int arguments the passes read
@@ -145,6 +146,9 @@ func short(id string) string { return id[:min(len(id), 8)] }
 func (p *Problem) Key() records.Key {
 	ps := p.Passes
 	written := ast.Clone(ps.Kernel)
+	if p.Written != nil && p.Written.Kernel != nil {
+		written = ast.Clone(p.Written.Kernel)
+	}
 	for _, q := range written.Params {
 		q.Extents = nil
 	}
@@ -223,15 +227,16 @@ func DefaultRecords() (*records.DB, error) { return defaultRecords() }
 
 // identity is what a run's settings must equal for a later tuning to go on
 // with it (recorded as the run's Settings): what decides the points a
-// search proposes, not how they are measured.
+// search proposes, not how they are measured (the order of measurement
+// does not: the strategy hears the results in the order it proposed the
+// points either way).
 type identity struct {
-	Strategy   string         `json:"strategy"`
-	Seed       uint64         `json:"seed"`
-	TimeS      float64        `json:"time_s"`
-	Evals      int            `json:"evals"`
-	Fixed      map[string]int `json:"fixed,omitempty"`
-	ReadyFirst bool           `json:"ready_first,omitempty"`
-	Genetic    *geneticJSON   `json:"genetic,omitempty"`
+	Strategy string         `json:"strategy"`
+	Seed     uint64         `json:"seed"`
+	TimeS    float64        `json:"time_s"`
+	Evals    int            `json:"evals"`
+	Fixed    map[string]int `json:"fixed,omitempty"`
+	Genetic  *geneticJSON   `json:"genetic,omitempty"`
 	// Stop is the stop condition (autotune.ParseStop's syntax).
 	Stop string `json:"stop,omitempty"`
 	// Start are the settings the search starts from beside the records'
@@ -247,7 +252,7 @@ type geneticJSON struct {
 }
 
 func runIdentity(set Settings, start []map[string]int) json.RawMessage {
-	id := identity{Strategy: set.Strategy, Seed: set.Seed, TimeS: set.Time.Seconds(), Evals: set.Evals, ReadyFirst: set.ReadyFirst}
+	id := identity{Strategy: set.Strategy, Seed: set.Seed, TimeS: set.Time.Seconds(), Evals: set.Evals}
 	if set.Stop != nil {
 		id.Stop = set.Stop.String()
 	}
@@ -515,13 +520,20 @@ func (r *recording) begin(set Settings, resume *records.Run, baseline float64) s
 // add records an evaluation measured now (those taken from the records
 // are not recorded again) as the order-th of the search, started at
 // started.
-func (r *recording) add(e autotune.Eval, order int, started time.Time) {
+// add records e, the seq-th evaluation told to the strategy; its Order is
+// e.Result.Order when the evaluator gives one (the position in the order
+// of measurement), else seq.
+func (r *recording) add(e autotune.Eval, seq int, started, ended time.Time) {
 	if !r.on() || r.rec == nil || e.Result.FromRecords {
 		return
 	}
 	res := e.Result
+	order := seq
+	if res.Order > 0 {
+		order = res.Order
+	}
 	ev := records.Evaluation{Order: order, Params: e.Point.Map(), Outcome: res.Outcome, Times: res.Times,
-		BuildMs: ms(res.Cost.Build), CheckMs: ms(res.Cost.Check), Started: started, Ended: time.Now()}
+		BuildMs: ms(res.Cost.Build), CheckMs: ms(res.Cost.Check), Started: started, Ended: ended}
 	if res.Outcome == autotune.OK {
 		ev.Ms = res.Ms
 	}
@@ -565,8 +577,10 @@ func finite(x float64) float64 {
 // cut replays its path and then measures the points it had not reached.
 type replayer struct {
 	*evaluator
-	known   map[string]autotune.Result
-	started time.Time // when the evaluation in progress started
+	known map[string]autotune.Result
+	// started and ended are when the evaluation just made was measured
+	// (it may have been measured ahead of its turn).
+	started, ended time.Time
 }
 
 func (r *replayer) lookup(pt autotune.Point) (autotune.Result, bool) {
@@ -596,7 +610,10 @@ func (r *replayer) Evaluate(ctx context.Context, pt autotune.Point) autotune.Res
 		if res.Outcome == autotune.OK && (r.evaluator.best == 0 || res.Ms < r.evaluator.best) {
 			r.evaluator.best = res.Ms // the cut-off of later variants, as when it was measured
 		}
+		r.ended = time.Now()
 		return res
 	}
-	return r.evaluator.Evaluate(ctx, pt)
+	res := r.evaluator.Evaluate(ctx, pt)
+	r.started, r.ended = r.evaluator.when(pt, r.started)
+	return res
 }

@@ -75,31 +75,49 @@ func TestSearchSequence(t *testing.T) {
 	}
 }
 
-// matmulTiny is the problem of MATMUL tiny on a device with PoCL's limits.
+// matmulTiny is the optimizer's problem of MATMUL tiny (problemOf).
 func matmulTiny(t *testing.T) *optimizer.Problem {
 	t.Helper()
-	b, _ := kernels.Get("matmul")
-	// A device with fixed limits (PoCL's), so that the space does not
-	// depend on the machine.
-	return problemOf(t, b, b.Sizes["tiny"], &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20})
+	prob := problemOf(t, "matmul")
+	if prob.Passes.Info == nil || prob.Passes.Ints["limk"] == 0 {
+		t.Fatalf("problem without the pattern table or the loop length: %+v", prob.Passes)
+	}
+	return prob
 }
 
-// problemOf is the problem of benchmark b at size on dev; only the scalars
-// of the data are read.
-func problemOf(t *testing.T, b *kernels.Benchmark, size kernels.Size, dev *opencl.Device) *optimizer.Problem {
+// problemOf is the problem of benchmark name at its tiny size, on a
+// device with fixed limits (PoCL's), so that the space does not depend on
+// the machine; only the scalars of the data are read. No device is used.
+func problemOf(t *testing.T, name string) *optimizer.Problem {
 	t.Helper()
-	in, err := b.Instance(size, 1)
+	b, err := kernels.Find(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := hpl.Specialize(b.Kernel, in.Args...)
+	in, err := b.Instance(b.Sizes["tiny"], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return problemFor(t, b.Kernel, in.Global, in.Args)
+}
+
+// problemFor is problemOf for kernel k on args over domain.
+func problemFor(t *testing.T, kernel *hpl.Kernel, domain []int, args []any) *optimizer.Problem {
+	t.Helper()
+	return problemOn(t, kernel, domain, args, &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20})
+}
+
+// problemOn is problemFor on a device with dev's limits.
+func problemOn(t *testing.T, kernel *hpl.Kernel, domain []int, args []any, dev *opencl.Device) *optimizer.Problem {
+	t.Helper()
+	k, err := hpl.Specialize(kernel, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	data := &runner.Problem{}
 	for i, p := range k.Params {
 		a := runner.Arg{Name: p.Name, Type: p.Type, Scalar: p.Rank == 0}
-		switch v := in.Args[i].(type) {
+		switch v := args[i].(type) {
 		case int32:
 			a.Value = float64(v)
 		case float32:
@@ -107,49 +125,108 @@ func problemOf(t *testing.T, b *kernels.Benchmark, size kernels.Size, dev *openc
 		}
 		data.Args = append(data.Args, a)
 	}
-	prob, err := optimizer.NewProblem(k, in.Global, data, dev)
+	prob, err := optimizer.NewProblem(k, domain, data, dev)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if prob.Passes.Info == nil {
-		t.Fatalf("problem without the pattern table: %+v", prob.Passes)
 	}
 	return prob
 }
 
-// TestGroundTruthSpaces checks the sizes of the subspaces that
-// docs/results/h100/scripts/groundtruth.sh measures exhaustively on the
-// H100 (its limits: work-groups of 1024, local sizes up to 1024x1024x64),
-// which the script and docs/replay.md give.
-func TestGroundTruthSpaces(t *testing.T) {
-	h100 := &opencl.Device{MaxWorkGroupSize: 1024, MaxWorkItemSizes: []int{1024, 1024, 64}, LocalMemSize: 48 << 10}
-	for _, c := range []struct {
-		kernel string
-		size   kernels.Size
-		pins   string
-		points int64
-	}{
-		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32", 1295},
-		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256", 885},
-	} {
-		b, _ := kernels.Get(c.kernel)
-		prob := problemOf(t, b, c.size, h100)
-		var pins transforms.Params
-		if err := transforms.ParseParams(c.pins, &pins); err != nil {
-			t.Fatal(err)
+// fakeDevice builds and measures variants on a clock that ticks at each
+// measurement and each wait: a variant is built one tick after it is
+// prepared, or six for one in four (a slow build), and measuring it waits
+// for its build; its time is a hash of its source. It records the order of
+// measurement.
+type fakeDevice struct {
+	clock    int
+	readyAt  map[string]int // by source
+	measured []string
+}
+
+func hashOf(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func (f *fakeDevice) Prepare(v runner.Variant) {
+	if _, ok := f.readyAt[v.Source]; ok {
+		return
+	}
+	d := 1
+	if hashOf(v.Source)%4 == 0 {
+		d = 6
+	}
+	f.readyAt[v.Source] = f.clock + d
+}
+
+func (f *fakeDevice) PrepareFirst(v runner.Variant) { f.Prepare(v) }
+
+func (f *fakeDevice) Ready(v runner.Variant) bool {
+	at, ok := f.readyAt[v.Source]
+	return ok && at <= f.clock
+}
+
+func (f *fakeDevice) WaitReady(_ context.Context, vs []runner.Variant) int {
+	for range 100 {
+		f.clock++
+		for i, v := range vs {
+			if f.Ready(v) {
+				return i
+			}
 		}
-		fixed := map[transforms.Name]int{}
-		for _, kv := range strings.Split(c.pins, ",") {
-			name, _, _ := strings.Cut(kv, "=")
-			fixed[transforms.Name(name)], _ = pins.Get(transforms.Name(name))
-		}
-		s, err := optimizer.NewSpace(prob.Passes, fixed)
+	}
+	return 0
+}
+
+func (f *fakeDevice) Measure(_ context.Context, v runner.Variant) autotune.Result {
+	f.Prepare(v)
+	f.clock = max(f.clock, f.readyAt[v.Source]) + 1 // waits for the build
+	f.measured = append(f.measured, v.Source)
+	return autotune.Result{Outcome: autotune.OK, Ms: 1 + float64(hashOf(v.Source)%1000)/100}
+}
+
+// TestReadyOrder: measuring the variants in the order their builds end
+// changes the order of measurement, not the search: the same points, in
+// the same order, with the same results, as measuring them in the order
+// proposed; each evaluation's Order says when it was measured.
+func TestReadyOrder(t *testing.T) {
+	prob := matmulTiny(t)
+	run := func(o optimizer.Order) (*autotune.Report, *fakeDevice) {
+		dev := &fakeDevice{readyAt: map[string]int{}}
+		rep, err := optimizer.SearchOn(context.Background(), prob.Passes, optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o}, true, dev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.Size().Int64(); got != c.points {
-			t.Errorf("%s %v --params %s on the H100: %d points, want %d", c.kernel, c.size, c.pins, got, c.points)
+		return rep, dev
+	}
+	proposed, pdev := run(optimizer.OrderProposed)
+	ready, rdev := run(optimizer.OrderReady)
+	if len(ready.History) != len(proposed.History) {
+		t.Fatalf("%d evaluations in ready order, %d in proposed order", len(ready.History), len(proposed.History))
+	}
+	seen := map[int]bool{}
+	outOfOrder := 0
+	for i, e := range ready.History {
+		p := proposed.History[i]
+		if e.Point.Key() != p.Point.Key() || e.Result.Outcome != p.Result.Outcome || e.Result.Ms != p.Result.Ms {
+			t.Fatalf("evaluation %d: %s %v %v in ready order, %s %v %v in proposed order", i, e.Point.Key(), e.Result.Outcome, e.Result.Ms, p.Point.Key(), p.Result.Outcome, p.Result.Ms)
 		}
+		if p.Result.Order != i+1 {
+			t.Errorf("proposed order: evaluation %d has Order %d", i, p.Result.Order)
+		}
+		if o := e.Result.Order; o < 1 || seen[o] {
+			t.Fatalf("ready order: evaluation %d has Order %d, not a new position", i, o)
+		} else if seen[o] = true; o != i+1 {
+			outOfOrder++
+		}
+	}
+	if outOfOrder == 0 {
+		t.Error("ready order measured every variant in the order proposed")
+	}
+	t.Logf("%d of %d evaluations measured out of proposal order; clock %d ticks in ready order, %d in proposed order", outOfOrder, len(ready.History), rdev.clock, pdev.clock)
+	if rdev.clock >= pdev.clock {
+		t.Errorf("ready order took %d ticks, proposed order %d: want fewer (less waiting for builds)", rdev.clock, pdev.clock)
 	}
 }
 
@@ -180,5 +257,48 @@ func checkSequence(t *testing.T, name string, rep *autotune.Report) {
 			}
 		}
 		t.Fatalf("%s: %d evaluations, want %d", name, len(g)-1, len(w)-1)
+	}
+}
+
+// TestGroundTruthSpaces checks the sizes of the subspaces that
+// docs/results/h100/scripts/groundtruth.sh measures exhaustively on the
+// H100 (its limits: work-groups of 1024, local sizes up to 1024x1024x64),
+// which the script and docs/replay.md give.
+func TestGroundTruthSpaces(t *testing.T) {
+	h100 := &opencl.Device{MaxWorkGroupSize: 1024, MaxWorkItemSizes: []int{1024, 1024, 64}, LocalMemSize: 48 << 10}
+	for _, c := range []struct {
+		kernel string
+		size   kernels.Size
+		pins   string
+		points int64
+	}{
+		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1", 1295},
+		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1", 885},
+	} {
+		b, err := kernels.Find(c.kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := b.Instance(c.size, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := problemOn(t, b.Kernel, in.Global, in.Args, h100)
+		var pins transforms.Params
+		if err := transforms.ParseParams(c.pins, &pins); err != nil {
+			t.Fatal(err)
+		}
+		fixed := map[transforms.Name]int{}
+		for _, kv := range strings.Split(c.pins, ",") {
+			name, _, _ := strings.Cut(kv, "=")
+			fixed[transforms.Name(name)], _ = pins.Get(transforms.Name(name))
+		}
+		s, err := optimizer.NewSpace(prob.Passes, fixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Size().Int64(); got != c.points {
+			t.Errorf("%s %v --params %s on the H100: %d points, want %d", c.kernel, c.size, c.pins, got, c.points)
+		}
 	}
 }

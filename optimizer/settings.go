@@ -10,6 +10,7 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/genetic"
 	"github.com/hplopt/hplopt/records"
+	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -23,7 +24,15 @@ type Settings struct {
 	Strategy string
 	// Seed makes the search reproducible. Default 0: 1.
 	Seed uint64
-	// Time is the search budget (the paper's -t). Default 0: 60 s.
+	// Time is the budget of the whole tuning (the paper's -t), in wall
+	// time: starting the worker and the builders and timing the
+	// single-point kernel (with fewer timed launches than Runs when they
+	// would take more than a quarter of it, and only its warm-up launch
+	// when one would) count, and the search takes the rest. A tuning ends
+	// within one evaluation of it; a single-point kernel whose warm-up
+	// launch does not end within it is an error. A variant's build (on
+	// PoCL with its first launch's compilation) is limited to a tenth of
+	// it, from 10 s to 1 min. Default 0: 60 s.
 	Time time.Duration
 	// Evals bounds the number of evaluations (-e). Default 0: no bound.
 	Evals int
@@ -48,16 +57,29 @@ type Settings struct {
 	// Fixed pins optimizer parameters to values; the
 	// search runs over the others. Default nil.
 	Fixed map[transforms.Name]int
-	// Builds is how many upcoming variants are built in parallel while
-	// one is measured. Default 0: 2. (On the H100 host, 8 builds made no
-	// more evaluations than 2 once NVIDIA's compiler cache was cold:
-	// docs/results/README.md.)
+	// Builders is the number of builder processes that build upcoming
+	// variants, each in its own OpenCL context, while one is measured
+	// (processes: NVIDIA's OpenCL compiler serializes the builds of a
+	// process). Default 0: runner.DefaultBuilders(), the host's cores less
+	// one; negative: none, the measuring worker builds.
+	Builders int
+	// Builds is how many upcoming variants are prepared (generated and
+	// given to the builders) ahead of the one measured. Default 0: twice
+	// the builders, at least 4.
 	Builds int
-	// ReadyFirst measures, among the variants built ahead, the first whose
-	// build is done before earlier ones still building (autotune.Settings.
-	// ReadyFirst). Default false: in the order the strategy proposed them,
-	// so a seed reproduces a search.
-	ReadyFirst bool
+	// Order is the order in which the variants built ahead are measured.
+	// Default OrderReady.
+	Order Order
+	// Cache is the directory of built programs kept between tunings
+	// (runner.Cache: the builders' binaries, PoCL's kernel cache), so that
+	// a repeated or resumed search builds nothing twice; NoCache: none (and
+	// PoCL's cache where the environment says). Default "":
+	// runner.DefaultCacheDir().
+	Cache string
+	// CacheMax bounds the cache's size in bytes: a tuning prunes it to that
+	// at its start, least recently used entries first. Default 0:
+	// runner.DefaultCacheMax (1 GiB).
+	CacheMax int64
 	// Records is the records database (package records) the tuning looks
 	// up first, as Reuse says, and where every evaluation it measures is
 	// recorded as it is measured. Default nil: no records for Tune; hpl's
@@ -91,9 +113,48 @@ func (s Settings) withDefaults() Settings {
 	return s
 }
 
+// NoCache, as Settings.Cache, keeps no built programs.
+const NoCache = "off"
+
+// Order is an order of measuring the variants built ahead.
+type Order int
+
+const (
+	// OrderReady measures first whichever upcoming variant's build ended
+	// first, so that the device does not wait for a slow build while
+	// others are ready; the strategy still hears the results in the order
+	// it proposed the points, so a seed reproduces the search (within a
+	// budget, which points it reaches depends on times, as always). Each
+	// evaluation's Result.Order says when it was measured.
+	OrderReady Order = iota
+	// OrderProposed measures the variants in the order the strategy
+	// proposed them, waiting for each one's build.
+	OrderProposed
+)
+
+// Orders lists the orders by name, as the command line's --order takes
+// them.
+var Orders = map[string]Order{"ready": OrderReady, "proposed": OrderProposed}
+
+func (o Order) String() string {
+	for name, x := range Orders {
+		if x == o {
+			return name
+		}
+	}
+	return fmt.Sprintf("Order(%d)", int(o))
+}
+
+func (s Settings) builders() int {
+	if s.Builders == 0 {
+		return runner.DefaultBuilders()
+	}
+	return s.Builders
+}
+
 func (s Settings) builds() int {
 	if s.Builds <= 0 {
-		return 2
+		return max(4, 2*s.builders())
 	}
 	return s.Builds
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,7 +38,9 @@ import (
 // and answers with the device's name, the baseline time and the reference
 // outputs. Then, per variant, the parent sends a measure request and the
 // child answers twice: once when the program is built, once with the
-// result. Prepare requests (no answer) start builds ahead of time.
+// result. Prepare requests (no answer) start builds ahead of time. With a
+// build pool (pool.go), the variants are built by builder processes and
+// the prepare and measure requests carry the binaries.
 //
 // The parent limits the build and the runs separately (CompileTimeout,
 // then Timeout plus TimeoutFactor times the baseline per launch). When a
@@ -46,7 +50,9 @@ import (
 // and sends it the problem and the reference outputs again (the reference
 // is not run again, and the baseline is kept). A child whose OpenCL state
 // may be damaged after a launch failure (an error after the kernel was
-// enqueued) is replaced the same way.
+// enqueued) is replaced the same way. A child that dies while it measures
+// a variant may have been killed from outside (the OOM killer, a signal):
+// the variant is measured once more in a new child before it is blamed.
 
 // WorkerSettings configures a Worker. The zero value measures on the
 // default device with the default MeasureSettings and limits.
@@ -67,12 +73,32 @@ type WorkerSettings struct {
 	// TimeoutFactor adds TimeoutFactor times the baseline time per launch
 	// to Timeout. Default 0: 20; negative: nothing.
 	TimeoutFactor float64
-	// CompileTimeout limits a variant's build; a variant past it fails
-	// with Compile. Default 0: 1 min.
+	// CompileTimeout limits a variant's build, in a builder or in the
+	// measuring worker (on a device that compiles at launch, a builder's
+	// build includes its first launch's compilation); a variant past it
+	// fails with Compile. A first launch that compiles in the measuring
+	// worker gets it on top of its run limit. Default 0: 1 min.
 	CompileTimeout time.Duration
 	// StartTimeout limits starting a worker: the setup, the upload and,
 	// the first time, the reference variant's runs. Default 0: 5 min.
 	StartTimeout time.Duration
+	// ReferenceTime, if positive, bounds the timed launches of the
+	// reference variant: after its warm-up, it is launched Measure.Runs
+	// times or as many times as fit in ReferenceTime, and without time for
+	// one (a kernel slower than that) the warm-up's kernel time is the
+	// baseline. Default 0: Measure.Runs launches.
+	ReferenceTime time.Duration
+	// Builders is the number of builder processes that build the variants
+	// given to Prepare ahead of their measurement (pool.go). Default 0:
+	// DefaultBuilders(); negative: none, the measuring worker builds.
+	Builders int
+	// Cache, if not nil, keeps the builders' binaries between runs, and
+	// PoCL's kernel cache: the worker processes get its PoclDir as
+	// POCL_CACHE_DIR. Either way they get POCL_KERNEL_CACHE=1: on PoCL the
+	// builders leave their work in PoCL's cache instead of in binaries.
+	// Default nil: no binaries kept, and PoCL's cache where the environment
+	// says.
+	Cache *Cache
 	// Stderr receives what the worker process writes on its stdout and
 	// stderr (OpenCL implementations' messages). Default nil: discarded,
 	// except for the last few KiB kept for the message of a crash.
@@ -91,6 +117,11 @@ func (s *WorkerSettings) startTimeout() time.Duration {
 	return orDefault(s.StartTimeout, 5*time.Minute)
 }
 
+// DefaultBuilders is the number of builder processes of a Worker by
+// default: the host's cores less one (for the measuring worker and the
+// tuner), at least one.
+func DefaultBuilders() int { return max(1, runtime.NumCPU()-1) }
+
 func orDefault(d, def time.Duration) time.Duration {
 	if d <= 0 {
 		return def
@@ -105,7 +136,9 @@ func orDefault(d, def time.Duration) time.Duration {
 type Worker struct {
 	set    WorkerSettings
 	exe    string
+	env    []string // the children's environment; nil: this process's
 	stderr *tailWriter
+	pool   *pool // nil: the measuring worker builds
 
 	measuring sync.Mutex // one Measure at a time
 
@@ -119,10 +152,23 @@ type Worker struct {
 	c        *child    // nil: start one at the next Measure
 	device   string
 	baseline float64 // ms, if hasRef
+	baseRuns int
 	hasRef   bool
+	lazy     bool // the device compiles at launch
 	restarts int
-	pending  []Variant // prepared and not yet measured, resent to a new child
+	spawned  int       // measuring children started
+	pending  []prepped // prepared and not yet measured, resent to a new child
+	changed  chan struct{}
 	closed   bool
+}
+
+// prepped is a variant given to Prepare; with a pool, sent is set once its
+// build ended and the measuring worker was asked to prepare it (with bin,
+// the builder's binary).
+type prepped struct {
+	v    Variant
+	bin  []byte
+	sent bool
 }
 
 // StartWorker starts a worker process measuring on set.Device with the
@@ -158,23 +204,45 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	if err != nil {
 		return nil, fmt.Errorf("runner: a directory for the worker's files: %v", err)
 	}
-	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, prob: p, want: set.Want, dir: dir}
+	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, prob: p, want: set.Want, dir: dir, changed: make(chan struct{})}
+	// PoCL's kernel cache, on, in the Cache (else where the environment
+	// says): the builders' first launches leave their code there for the
+	// measuring worker.
+	w.env = append(os.Environ(), "POCL_KERNEL_CACHE=1")
+	if set.Cache != nil {
+		w.env = append(w.env, "POCL_CACHE_DIR="+set.Cache.PoclDir())
+	}
 	w.setup = wireSetup{
-		Device:    set.Device,
-		Args:      wireArgs(p.Args),
-		Tolerance: p.Tolerance,
-		Reference: ref,
-		WantSent:  set.Want != nil,
-		WantFile:  filepath.Join(dir, "want"),
-		Measure:   set.Measure,
-		Faults:    set.faults,
+		Device:        set.Device,
+		Args:          wireArgs(p.Args),
+		Tolerance:     p.Tolerance,
+		Reference:     ref,
+		WantSent:      set.Want != nil,
+		WantFile:      filepath.Join(dir, "want"),
+		Measure:       set.Measure,
+		ReferenceTime: set.ReferenceTime,
+		Faults:        slices.DeleteFunc(slices.Clone(set.faults), func(f fault) bool { return f.Builder }),
+	}
+	if set.Builders >= 0 {
+		// The builders start while the measuring worker times the
+		// reference; they wait for the device's key before building.
+		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: w.setup.Args, Measure: set.Measure, SharedCache: true,
+			Faults: slices.DeleteFunc(slices.Clone(set.faults), func(f fault) bool { return !f.Builder })}
+		n := set.Builders
+		if n == 0 {
+			n = DefaultBuilders()
+		}
+		w.pool = newPool(n, exe, w.env, w.stderr, bset, set.compileTimeout(), set.timeout(), time.Minute, set.Cache, w.built)
 	}
 	c, r, err := w.spawn(ctx, set.startTimeout())
 	if err != nil {
-		os.RemoveAll(dir)
+		w.Close()
 		return nil, err
 	}
-	w.c, w.device, w.baseline, w.hasRef = c, r.Device, r.BaselineMs, ref != nil
+	w.c, w.device, w.baseline, w.baseRuns, w.hasRef, w.lazy = c, r.Device, r.BaselineMs, r.BaseRuns, ref != nil, r.Lazy
+	if w.pool != nil {
+		w.pool.ready(r.DeviceKey, r.Lazy)
+	}
 	w.setup.Reference = nil // the first child wrote the reference's outputs to WantFile
 	return w, nil
 }
@@ -197,6 +265,24 @@ func (w *Worker) Baseline() (float64, error) {
 	return w.baseline, nil
 }
 
+// BaselineRuns returns the number of timed launches of the reference
+// variant whose median is the baseline; 0 when WorkerSettings.
+// ReferenceTime left time for none and the warm-up's time is the baseline.
+func (w *Worker) BaselineRuns() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.baseRuns
+}
+
+// Pool returns what the worker's builders did so far (the zero PoolStats
+// without builders).
+func (w *Worker) Pool() PoolStats {
+	if w.pool == nil {
+		return PoolStats{}
+	}
+	return w.pool.Stats()
+}
+
 // Restarts returns how many times a worker process was started again
 // after the first one died, was killed or was retired.
 func (w *Worker) Restarts() int {
@@ -207,69 +293,219 @@ func (w *Worker) Restarts() int {
 
 // Prepare asks the worker to build v in the background, so that its build
 // overlaps the measurement of the variants before it (call Prepare(next)
-// before Measure(current)). It does not wait; a variant measured without
-// Prepare is built when it is measured.
-func (w *Worker) Prepare(v Variant) {
+// before Measure(current)): the builders build it, or, without them, the
+// measuring worker. It does not wait; a variant measured without Prepare
+// is built when it is measured.
+func (w *Worker) Prepare(v Variant) { w.prepare(v, false) }
+
+// PrepareFirst is Prepare for a variant wanted next: its build goes before
+// those of the variants prepared before it that no builder has started.
+func (w *Worker) PrepareFirst(v Variant) { w.prepare(v, true) }
+
+func (w *Worker) prepare(v Variant, first bool) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return
 	}
+	for _, p := range w.pending {
+		if sameVariant(p.v, v) {
+			w.mu.Unlock()
+			if w.pool != nil && first {
+				w.pool.submit(v, true)
+			}
+			return
+		}
+	}
 	if len(w.pending) >= w.set.Measure.ahead() {
 		w.pending = w.pending[1:]
 	}
-	w.pending = append(w.pending, v)
+	w.pending = append(w.pending, prepped{v: v, sent: w.pool == nil})
 	c := w.c
 	w.mu.Unlock()
+	if w.pool != nil {
+		w.pool.submit(v, first)
+		return
+	}
 	if c != nil {
 		c.send(wireRequest{Op: opPrepare, Variant: v})
 	}
 }
 
-// Ready reports whether v, prepared with Prepare, has been built by the
-// current worker process (successfully or not), so that measuring it would
-// not wait for its build.
-func (w *Worker) Ready(v Variant) bool {
+// built is the pool's news of a finished job: the measuring worker is
+// asked to prepare the variant from its binary, if it is still to be
+// measured.
+func (w *Worker) built(j *buildJob) {
 	w.mu.Lock()
+	var send *prepped
+	for i := range w.pending {
+		if p := &w.pending[i]; sameVariant(p.v, j.v) && !p.sent && j.err == nil {
+			p.bin, p.sent = j.bin, true
+			send = p
+			break
+		}
+	}
 	c := w.c
 	w.mu.Unlock()
-	if c == nil {
-		return false
+	if send != nil && c != nil {
+		c.send(wireRequest{Op: opPrepare, Variant: send.v, Binary: send.bin})
+	}
+	w.signal()
+}
+
+// signal tells WaitReady that something became ready.
+func (w *Worker) signal() {
+	w.mu.Lock()
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+}
+
+// Ready reports whether v, prepared with Prepare, can be measured without
+// waiting for its build: it failed to build (its measurement fails at
+// once), or the current worker process has its program, or, with
+// builders, its binary is at hand and the worker process has not been
+// given it yet.
+func (w *Worker) Ready(v Variant) bool {
+	if w.pool != nil {
+		j := w.pool.lookup(v)
+		if j == nil {
+			return false
+		}
+		select {
+		case <-j.done:
+			if j.err != nil {
+				return true
+			}
+		default:
+			return false
+		}
+	}
+	w.mu.Lock()
+	c, sent := w.c, w.pool == nil
+	for _, p := range w.pending {
+		if p.sent && sameVariant(p.v, v) {
+			sent = true
+		}
+	}
+	w.mu.Unlock()
+	if c == nil || !sent {
+		return w.pool != nil
 	}
 	_, ok := c.built.Load(sourceKey(v.Source))
 	return ok
 }
 
+// WaitReady waits until one of vs is Ready and returns its index, or -1
+// when ctx is done first. Without a worker process (the last one was lost
+// and the next Measure starts one), or when it dies while waiting, it
+// returns 0: nothing becomes ready before a Measure. So it does when no builder has started vs[0],
+// the variant wanted next: the measuring worker, idle, is to build it.
+func (w *Worker) WaitReady(ctx context.Context, vs []Variant) int {
+	if w.pool != nil && len(vs) > 0 {
+		if j := w.pool.lookup(vs[0]); j != nil && w.pool.queued(j) {
+			return 0
+		}
+	}
+	for {
+		w.mu.Lock()
+		ch, c := w.changed, w.c
+		w.mu.Unlock()
+		for i, v := range vs {
+			if w.Ready(v) {
+				return i
+			}
+		}
+		if c == nil && len(vs) > 0 {
+			return 0
+		}
+		// A worker killed from outside between measurements makes
+		// nothing ready: Measure notices it and starts another. (Waiting
+		// on w.changed alone, the search waited out its budget.)
+		var died <-chan struct{}
+		if c != nil {
+			died = c.done
+		}
+		select {
+		case <-ch:
+		case <-died:
+			return 0
+		case <-ctx.Done():
+			return -1
+		}
+	}
+}
+
 // Measure builds v, runs it and checks its outputs in the worker process:
 // OK with the median kernel time, Compile, Launch (also when the worker
-// died: "worker crashed: ..."), Wrong or Timeout (the variant passed its
-// limit or ctx was done; the worker was killed). A new worker is started
-// for the next variant when the last one was lost.
+// died twice: "worker crashed: ..."), Wrong or Timeout (the variant passed
+// its limit or ctx was done; the worker was killed). A new worker is
+// started for the next variant when the last one was lost; a worker that
+// died while measuring v is replaced at once and v measured again.
 func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 	w.measuring.Lock()
 	defer w.measuring.Unlock()
 	if err := ctx.Err(); err != nil {
 		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s not measured: %v", v.KernelName, err)}
 	}
+	start := time.Now()
 	w.mu.Lock()
 	for i, p := range w.pending {
-		if sameVariant(p, v) {
+		if sameVariant(p.v, v) {
 			w.pending = append(w.pending[:i:i], w.pending[i+1:]...)
 			break
 		}
 	}
-	c, closed := w.c, w.closed
+	closed := w.closed
 	w.mu.Unlock()
 	if closed {
 		return autotune.Result{Outcome: autotune.Launch, Err: errors.New("runner: worker is closed")}
 	}
+	var bin []byte
+	warm := false // bin holds the code of v's first launch
+	if w.pool != nil {
+		j := w.pool.submit(v, true)
+		w.pool.steal(j) // no builder has it: build it here rather than wait
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s not built: %v", v.KernelName, ctx.Err()), Cost: autotune.Cost{Build: time.Since(start)}}
+		}
+		w.pool.take(j)
+		if j.err != nil {
+			return autotune.Result{Outcome: autotune.Compile, Err: j.err, Cost: autotune.Cost{Build: time.Since(start)}}
+		}
+		bin, warm = j.bin, j.warm
+	}
+	waited := time.Since(start)
+	res, crash := w.measureOnce(ctx, v, bin, warm)
+	if crash != "" {
+		// Killed from outside, perhaps: once more in a new worker before
+		// the variant is blamed.
+		var again string
+		if res, again = w.measureOnce(ctx, v, bin, warm); again != "" {
+			res.Err = fmt.Errorf("runner: worker crashed measuring %s, twice (each time in a new worker): %s", v.KernelName, again)
+		}
+	}
+	res.Cost.Build += waited
+	return res
+}
+
+// measureOnce measures v in the current child (a new one if there is
+// none), making its program from bin if it is not nil; warm says that bin
+// holds the code of v's first launch. crash, when not empty, says how the
+// child died while it measured (res is then a Launch failure).
+func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bool) (res autotune.Result, crash string) {
+	w.mu.Lock()
+	c := w.c
+	w.mu.Unlock()
 	if c == nil {
 		var err error
 		if c, err = w.restart(ctx); err != nil {
 			if ctx.Err() != nil {
-				return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: restarting the worker: %v", ctx.Err())}
+				return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: restarting the worker: %v", ctx.Err())}, ""
 			}
-			return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: restarting the worker: %v", err)}
+			return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: restarting the worker: %v", err)}, ""
 		}
 	}
 
@@ -282,30 +518,37 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 		// child keeps no copy.
 		c.sendArrays(w.prob.Args, nil, true)
 	}
-	c.send(wireRequest{Op: opMeasure, Variant: v})
+	c.send(wireRequest{Op: opMeasure, Variant: v, Binary: bin})
 	limit := w.set.compileTimeout()
 	r, st := c.await(ctx, limit)
 	if st == gotAnswer && r.Op == opCompiled {
 		limit = w.runTimeout()
+		if w.lazy && !warm {
+			// The first launch compiles (PoCL): the build's limit is added
+			// for it, so that a slow compiler does not make a correct
+			// variant a Timeout.
+			limit += w.set.compileTimeout()
+		}
 		r, st = c.await(ctx, limit)
 	} else if st == timedOut {
 		w.lose(c, true)
-		return autotune.Result{Outcome: autotune.Compile, Err: fmt.Errorf("runner: build of %s did not finish within %v; worker killed", v.KernelName, limit)}
+		return autotune.Result{Outcome: autotune.Compile, Err: fmt.Errorf("runner: build of %s did not finish within %v; worker killed", v.KernelName, limit)}, ""
 	}
 	switch st {
 	case timedOut:
 		w.lose(c, true)
-		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s ran past its limit of %v; worker killed", v.KernelName, limit)}
+		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s ran past its limit of %v; worker killed", v.KernelName, limit)}, ""
 	case cancelled:
 		w.lose(c, true)
-		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s stopped: %v; worker killed", v.KernelName, ctx.Err())}
+		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s stopped: %v; worker killed", v.KernelName, ctx.Err())}, ""
 	case exited:
 		w.lose(c, false)
-		return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: worker crashed: %s", c.exitMessage(w.stderr))}
+		msg := c.exitMessage(w.stderr)
+		return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: worker crashed: %s", msg)}, msg
 	}
 	if r.Op != opResult {
 		w.lose(c, true)
-		return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: worker answered %v to a measure request", r.Op)}
+		return autotune.Result{Outcome: autotune.Launch, Err: fmt.Errorf("runner: worker answered %v to a measure request", r.Op)}, ""
 	}
 	if r.Restart {
 		w.lose(c, false)
@@ -314,11 +557,11 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 		w.resend = true
 		w.mu.Unlock()
 	}
-	res := autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Times: r.Times, Cost: r.Cost}
+	res = autotune.Result{Outcome: r.Outcome, Ms: r.Ms, Times: r.Times, Cost: r.Cost}
 	if r.Msg != "" {
 		res.Err = errors.New(r.Msg)
 	}
-	return res
+	return res, ""
 }
 
 // runTimeout is the limit on a variant's runs once it is built.
@@ -348,10 +591,15 @@ func (w *Worker) restart(ctx context.Context) (*child, error) {
 	w.c = c
 	w.restarts++
 	w.resend = false
-	pending := append([]Variant(nil), w.pending...)
+	var pending []prepped
+	for _, p := range w.pending {
+		if p.sent {
+			pending = append(pending, p)
+		}
+	}
 	w.mu.Unlock()
-	for _, v := range pending {
-		c.send(wireRequest{Op: opPrepare, Variant: v})
+	for _, p := range pending {
+		c.send(wireRequest{Op: opPrepare, Variant: p.v, Binary: p.bin})
 	}
 	return c, nil
 }
@@ -378,6 +626,9 @@ func (w *Worker) Close() error {
 	c := w.c
 	w.c, w.closed = nil, true
 	w.mu.Unlock()
+	if w.pool != nil {
+		w.pool.close()
+	}
 	if c != nil {
 		c.retire()
 	}
@@ -385,37 +636,59 @@ func (w *Worker) Close() error {
 	return nil
 }
 
-// spawn starts a child, sends it w.setup and waits for its answer.
+// spawn starts a measuring child, sends it w.setup and waits for its
+// answer.
 func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireResponse, error) {
 	w.mu.Lock()
-	setup := w.setup
+	setup, first := w.setup, w.spawned == 0
+	w.spawned++
 	w.mu.Unlock()
-	c, err := startChild(w.exe, w.stderr)
+	send := func(c *child) { c.sendArrays(w.prob.Args, w.want, false) }
+	return spawnChild(ctx, w.exe, w.env, w.stderr, setup, first, send, limit, w.signal)
+}
+
+// spawnChild starts the executable exe as a child process with env (nil:
+// this process's), sends it setup (less the faults of the first process
+// alone unless first), then calls after (if not nil: the measuring
+// worker's arrays follow the setup), and waits for its answer, at most
+// limit; onBuilt, if not nil, is called when it reports a prepared build
+// ended.
+func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWriter, setup wireSetup, first bool, after func(*child), limit time.Duration, onBuilt func()) (*child, wireResponse, error) {
+	if !first {
+		setup.Faults = slices.DeleteFunc(slices.Clone(setup.Faults), func(f fault) bool { return f.First })
+	}
+	what := "worker"
+	if setup.Role == roleBuild {
+		what = "builder"
+	}
+	c, err := startChild(exe, env, stderr, onBuilt)
 	if err != nil {
 		return nil, wireResponse{}, err
 	}
-	fail := func(what string, st awaitStatus) (*child, wireResponse, error) {
+	fail := func(step string, st awaitStatus) (*child, wireResponse, error) {
 		c.kill()
 		switch st {
 		case timedOut:
-			return nil, wireResponse{}, fmt.Errorf("runner: worker: %s took longer than %v", what, limit)
+			return nil, wireResponse{}, fmt.Errorf("runner: %s: %s took longer than %v", what, step, limit)
 		case cancelled:
-			return nil, wireResponse{}, fmt.Errorf("runner: worker: %s: %v", what, ctx.Err())
+			return nil, wireResponse{}, fmt.Errorf("runner: %s: %s: %w", what, step, ctx.Err())
 		}
-		return nil, wireResponse{}, fmt.Errorf("runner: worker: %s: the worker process ended: %s", what, c.exitMessage(w.stderr))
+		return nil, wireResponse{}, fmt.Errorf("runner: %s: %s: the %[1]s process ended: %s", what, step, c.exitMessage(stderr))
 	}
 	deadline := time.Now().Add(limit)
 	r, st := c.await(ctx, limit)
 	if st != gotAnswer || r.Op != opHello {
 		if st == exited {
 			c.kill()
-			return nil, wireResponse{}, fmt.Errorf("runner: worker: %s did not answer as a worker (does main call runner.MaybeWorker first?): %s", w.exe, c.exitMessage(w.stderr))
+			return nil, wireResponse{}, fmt.Errorf("runner: %s: %s did not answer as a worker (does main call runner.MaybeWorker first?): %s", what, exe, c.exitMessage(stderr))
 		}
 		return fail("start", st)
 	}
 	go func() {
 		c.send(wireRequest{Op: opSetup, Setup: &setup})
-		c.sendArrays(w.prob.Args, w.want, false)
+		if after != nil {
+			after(c)
+		}
 	}()
 	r, st = c.await(ctx, time.Until(deadline))
 	if st != gotAnswer {
@@ -427,7 +700,7 @@ func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireRe
 		if r.Op != opSetup {
 			msg = fmt.Sprintf("answered %v to the setup", r.Op)
 		}
-		return nil, wireResponse{}, fmt.Errorf("runner: worker: %s", msg)
+		return nil, wireResponse{}, fmt.Errorf("runner: %s: %s", what, msg)
 	}
 	return c, r, nil
 }
@@ -462,13 +735,15 @@ type child struct {
 	built  sync.Map      // sourceKey -> true: prepared variants whose build ended
 }
 
-// startChild starts the executable exe as a worker.
-func startChild(exe string, stderr *tailWriter) (*child, error) {
+// startChild starts the executable exe as a worker, with env (nil: this
+// process's); onBuilt, if not nil, is called after each opBuilt.
+func startChild(exe string, env []string, stderr *tailWriter, onBuilt func()) (*child, error) {
 	ar, aw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("runner: worker: %v", err)
 	}
 	cmd := exec.Command(exe, workerArg)
+	cmd.Env = env
 	cmd.ExtraFiles = []*os.File{aw} // workerFD
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	cmd.WaitDelay = time.Second // a grandchild holding the output pipes open
@@ -501,6 +776,9 @@ func startChild(exe string, stderr *tailWriter) (*child, error) {
 			}
 			if r.Op == opBuilt {
 				c.built.Store(r.Msg, true)
+				if onBuilt != nil {
+					onBuilt()
+				}
 				continue
 			}
 			select {

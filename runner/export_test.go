@@ -15,3 +15,16 @@ const (
 
 // InjectFaults adds faults to the worker set starts.
 func InjectFaults(set *WorkerSettings, faults ...Fault) { set.faults = append(set.faults, faults...) }
+
+const AtWarm = atWarm
+
+// WorkerPID returns the process ID of w's measuring worker process, 0 when
+// it has none.
+func WorkerPID(w *Worker) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.c == nil {
+		return 0
+	}
+	return w.c.cmd.Process.Pid
+}

@@ -41,8 +41,9 @@ type MeasureSettings struct {
 	Runs int
 	// Options are the OpenCL build options of every variant. Default "".
 	Options string
-	// Ahead bounds the builds started by Prepare that wait for Measure; a
-	// Prepare beyond it drops the oldest. Default 0: 4.
+	// Ahead bounds the variants given to Prepare that wait for Measure
+	// (built, or being built); a Prepare beyond it drops the oldest.
+	// Default 0: 4.
 	Ahead int
 }
 
@@ -95,6 +96,12 @@ type Measurer struct {
 	outs []int // indices of the outputs in prob.Args
 	sess *Session
 	bufs []*Buffer // per argument; nil for scalars
+	// guards holds each output's allocation with its guard zones
+	// (guard.go), whose inner buffer is in bufs; nil for the others.
+	// guardsDirty says that a variant failed after its launch, and may
+	// have written into them.
+	guards      []*guarded
+	guardsDirty bool
 	// init holds the initial contents of each output (nil for the other
 	// arguments), from which the outputs are reset on the device before
 	// every launch; zero marks the outputs that start all zero, which are
@@ -157,13 +164,22 @@ func openMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, er
 	if err != nil {
 		return nil, err
 	}
-	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), init: make([]*Buffer, len(p.Args)), zero: make([]bool, len(p.Args)), prepared: map[string]*Program{}}
+	if err := CheckDevice(sess.Device(), p.Sizes(), 1); err != nil {
+		return nil, err
+	}
+	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), guards: make([]*guarded, len(p.Args)), init: make([]*Buffer, len(p.Args)), zero: make([]bool, len(p.Args)), prepared: map[string]*Program{}}
 	for i := range p.Args {
 		a := &p.Args[i]
 		if a.Scalar {
 			continue
 		}
-		if m.bufs[i], err = sess.NewBuffer(a.bytes()); err != nil {
+		if a.Output {
+			if m.guards[i], err = newGuarded(sess, a.bytes()); err != nil {
+				m.Close()
+				return nil, fmt.Errorf("runner: %s: %w", a.Name, err)
+			}
+			m.bufs[i] = m.guards[i].inner
+		} else if m.bufs[i], err = sess.NewBuffer(a.bytes()); err != nil {
 			m.Close()
 			return nil, fmt.Errorf("runner: %s: %w", a.Name, err)
 		}
@@ -261,24 +277,35 @@ func (m *Measurer) Expected() []Arg { return m.want }
 // returns it. Its outputs become the expected outputs, unless they were
 // set with SetExpected: then ref is checked against them.
 func (m *Measurer) SetReference(ref Variant) (ms float64, err error) {
-	res, got, _ := m.run(context.Background(), ref, nil, !m.hasWant() && !m.hostless)
+	ms, _, err = m.setReference(ref, 0)
+	return ms, err
+}
+
+// setReference is SetReference with the timed launches bounded by within
+// (0: no bound): after the warm-up, a launch is made only if the timed
+// launches are expected to end within that time, and without time for one
+// (a kernel that runs longer than within), the warm-up's kernel time is
+// the baseline. It returns the number of timed launches (0 for the
+// warm-up's time).
+func (m *Measurer) setReference(ref Variant, within time.Duration) (ms float64, timed int, err error) {
+	res, got, _, timed := m.run(context.Background(), ref, runOptions{within: within, readBack: !m.hasWant() && !m.hostless})
 	if res.Outcome == autotune.OK && m.hasWant() {
 		res = m.check(res)
 	}
 	if res.Outcome != autotune.OK {
-		return 0, fmt.Errorf("runner: reference variant %s: %v: %v", ref.KernelName, res.Outcome, res.Err)
+		return 0, 0, fmt.Errorf("runner: reference variant %s: %v: %v", ref.KernelName, res.Outcome, res.Err)
 	}
 	switch {
 	case m.hasWant():
 	case m.hostless:
 		if err := m.saveWant(); err != nil {
-			return 0, fmt.Errorf("runner: the reference's outputs: %v", err)
+			return 0, 0, fmt.Errorf("runner: the reference's outputs: %v", err)
 		}
 	default:
 		m.setWant(got)
 	}
 	m.baseline, m.hasRef = res.Ms, true
-	return res.Ms, nil
+	return res.Ms, timed, nil
 }
 
 // Baseline returns the reference variant's median time in ms, or an error
@@ -293,7 +320,11 @@ func (m *Measurer) Baseline() (float64, error) {
 // Prepare starts building v's program in the background; Measure then
 // uses it. At most MeasureSettings.Ahead prepared programs wait for
 // Measure: one more Prepare drops the oldest.
-func (m *Measurer) Prepare(v Variant) {
+func (m *Measurer) Prepare(v Variant) { m.prepare(v, nil) }
+
+// prepare is Prepare, making the program from bin when it is not nil (a
+// builder's binary of v).
+func (m *Measurer) prepare(v Variant, bin []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed || m.prepared[v.Source] != nil {
@@ -308,13 +339,13 @@ func (m *Measurer) Prepare(v Variant) {
 	if m.onBuilt != nil {
 		built = func() { m.onBuilt(v.Source) }
 	}
-	m.prepared[v.Source] = m.sess.Prepare(v.Source, m.set.Options, built)
+	m.prepared[v.Source] = m.sess.prepare(v.Source, bin, m.set.Options, built)
 	m.order = append(m.order, v.Source)
 }
 
-// program returns v's program, prepared or being built now. The caller
-// closes it: a variant is measured once.
-func (m *Measurer) program(v Variant) *Program {
+// program returns v's program, prepared or being built now (from bin if it
+// is not nil). The caller closes it: a variant is measured once.
+func (m *Measurer) program(v Variant, bin []byte) *Program {
 	m.mu.Lock()
 	p := m.prepared[v.Source]
 	if p != nil {
@@ -323,7 +354,7 @@ func (m *Measurer) program(v Variant) *Program {
 	}
 	m.mu.Unlock()
 	if p == nil {
-		p = m.sess.Prepare(v.Source, m.set.Options, nil)
+		p = m.sess.prepare(v.Source, bin, m.set.Options, nil)
 	}
 	return p
 }
@@ -336,18 +367,29 @@ func (m *Measurer) program(v Variant) *Program {
 // expected outputs (SetReference or SetExpected). ctx is checked between
 // launches; a launch cannot be interrupted (a Worker can).
 func (m *Measurer) Measure(ctx context.Context, v Variant) autotune.Result {
-	res, _ := m.measure(ctx, v, nil)
+	res, _ := m.measure(ctx, v, runOptions{})
 	return res
 }
 
-// measure is Measure; compiled, if not nil, is called once v is built.
-// restart reports that the OpenCL state may be damaged (an error after a
-// kernel was enqueued).
-func (m *Measurer) measure(ctx context.Context, v Variant, compiled func()) (res autotune.Result, restart bool) {
+// runOptions are what a worker adds to a measurement: the variant's binary
+// from a builder (nil: build the source), a bound on the timed launches
+// (setReference), a function called once the variant is built, and
+// whether to read the outputs back.
+type runOptions struct {
+	bin      []byte
+	within   time.Duration
+	compiled func()
+	readBack bool
+}
+
+// measure is Measure with opt. restart reports that the OpenCL state may be
+// damaged (an error after a kernel was enqueued).
+func (m *Measurer) measure(ctx context.Context, v Variant, opt runOptions) (res autotune.Result, restart bool) {
 	if !m.hasWant() {
 		return autotune.Result{Outcome: autotune.Launch, Err: errors.New("runner: no expected outputs: call SetReference or SetExpected first")}, false
 	}
-	res, _, restart = m.run(ctx, v, compiled, false)
+	opt.readBack = false
+	res, _, restart, _ = m.run(ctx, v, opt)
 	if res.Outcome == autotune.OK {
 		start := time.Now()
 		res = m.check(res)
@@ -356,21 +398,22 @@ func (m *Measurer) measure(ctx context.Context, v Variant, compiled func()) (res
 	return res, restart
 }
 
-// run builds v and launches it; with readBack, it reads the outputs back,
-// which it returns in a slice parallel to the Problem's Args.
-func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack bool) (res autotune.Result, got []Arg, restart bool) {
+// run builds v and launches it; with opt.readBack, it reads the outputs
+// back, which it returns in a slice parallel to the Problem's Args. timed
+// is the number of timed launches.
+func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res autotune.Result, got []Arg, restart bool, timed int) {
 	var cost autotune.Cost
 	start, built := time.Now(), time.Time{}
-	fail := func(o autotune.Outcome, format string, args ...any) (autotune.Result, []Arg, bool) {
+	fail := func(o autotune.Outcome, format string, args ...any) (autotune.Result, []Arg, bool, int) {
 		if o == autotune.Launch || o == autotune.Wrong {
-			m.inputsStale = true
+			m.inputsStale, m.guardsDirty = true, true
 		}
 		if !built.IsZero() {
 			cost.Run = time.Since(built)
 		}
 		// The session's errors carry the package's name already.
 		msg := strings.TrimPrefix(fmt.Sprintf(format, args...), "runner: ")
-		return autotune.Result{Outcome: o, Err: fmt.Errorf("runner: %s: %s", v.KernelName, msg), Cost: cost}, nil, restart
+		return autotune.Result{Outcome: o, Err: fmt.Errorf("runner: %s: %s", v.KernelName, msg), Cost: cost}, nil, restart, 0
 	}
 	if v.KernelName == "" {
 		return fail(autotune.Illegal, "variant has no kernel name")
@@ -378,13 +421,13 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack
 	if err := m.sess.CheckLaunch(v.Global, v.Local, 0); err != nil {
 		return fail(autotune.Illegal, "%v", err)
 	}
-	prog := m.program(v)
+	prog := m.program(v, opt.bin)
 	defer prog.Close()
 	err := prog.Wait()
 	built = time.Now()
 	cost.Build = built.Sub(start)
-	if compiled != nil {
-		compiled()
+	if opt.compiled != nil {
+		opt.compiled()
 	}
 	if err != nil {
 		return fail(autotune.Compile, "%v", err)
@@ -406,8 +449,19 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack
 		}
 		m.inputsStale = false
 	}
+	if m.guardsDirty {
+		// The last variant failed and may have written anywhere: its
+		// guard zones are filled again before this one runs.
+		if err := m.fillGuards(); err != nil {
+			restart = true
+			return fail(autotune.Launch, "%v", err)
+		}
+		m.guardsDirty = false
+	}
 	warm, runs := m.set.warmup(), m.set.runs()
 	times := make([]float64, 0, runs)
+	warmOnly := false // times holds the warm-up's time alone
+	warmedUp := time.Now()
 	for r := 0; r < warm+runs; r++ {
 		if err := ctx.Err(); err != nil {
 			return fail(autotune.Timeout, "%v", err)
@@ -416,6 +470,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack
 			restart = true
 			return fail(autotune.Launch, "resetting the outputs: %v", err)
 		}
+		launched := time.Now()
 		d, err := k.Run(v.Global, v.Local)
 		if err != nil {
 			// An error of the enqueue itself leaves the queue usable; one
@@ -433,10 +488,38 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack
 			times = []float64{ms}
 			break
 		}
+		if r+1 == warm {
+			warmedUp = time.Now()
+		}
+		if opt.within > 0 && r+1 < warm+runs {
+			// The next launch takes about as long as this one; a warm-up's
+			// wall time may hold a compilation (PoCL's at the first
+			// launch), its kernel time does not.
+			next := time.Since(launched)
+			if r < warm {
+				next = d + d/4 + time.Millisecond
+			}
+			spent := time.Duration(0)
+			if r >= warm {
+				spent = time.Since(warmedUp)
+			}
+			if spent+next > opt.within {
+				if len(times) == 0 {
+					times, warmOnly = []float64{ms}, true
+				}
+				break
+			}
+		}
+	}
+	if err := m.checkGuards(); err != nil {
+		return fail(autotune.Wrong, "%v", err)
 	}
 	cost.Run = time.Since(built)
-	if !readBack {
-		return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, nil, false
+	if timed = len(times); warmOnly {
+		timed = 0
+	}
+	if !opt.readBack {
+		return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, nil, false, timed
 	}
 	got = make([]Arg, len(m.prob.Args))
 	for _, i := range m.outs {
@@ -461,7 +544,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, compiled func(), readBack
 		got[i] = g
 	}
 	cost.Run = time.Since(built)
-	return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, got, false
+	return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, got, false, timed
 }
 
 // hasWant reports whether the expected outputs are set.
@@ -530,8 +613,11 @@ func (m *Measurer) Close() error {
 	if m.wantFile != nil {
 		m.wantFile.Close()
 	}
-	for _, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
-		if b != nil {
+	for i, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
+		switch {
+		case i < len(m.guards) && m.guards[i] != nil:
+			m.guards[i].Close()
+		case b != nil:
 			b.Close()
 		}
 	}

@@ -10,6 +10,9 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/hplopt/hplopt/opencl"
 )
 
 // The worker's side: the child process a Worker starts (client.go) serves
@@ -63,6 +66,9 @@ func serve(in io.Reader, out io.Writer) int {
 		return 1
 	}
 	inject(req.Setup.Faults, atSetup, "")
+	if req.Setup.Role == roleBuild {
+		return serveBuilder(dec, enc, req.Setup)
+	}
 	rc := &receiver{r: br}
 	m, r, err := setupWorker(req.Setup, dec, rc)
 	if err != nil {
@@ -83,7 +89,7 @@ func serve(in io.Reader, out io.Writer) int {
 	}
 	m.onBuilt = func(source string) { send(wireResponse{Op: opBuilt, Msg: sourceKey(source)}) }
 
-	measure := make(chan Variant, 16)
+	measure := make(chan wireRequest, 16)
 	go func() {
 		defer close(measure)
 		for {
@@ -93,9 +99,9 @@ func serve(in io.Reader, out io.Writer) int {
 			}
 			switch r.Op {
 			case opPrepare:
-				m.Prepare(r.Variant)
+				m.prepare(r.Variant, r.Binary)
 			case opMeasure:
-				measure <- r.Variant
+				measure <- r
 			case opData:
 				// The inputs again, after a variant that may have
 				// overwritten them: the parent sends them only between
@@ -107,12 +113,13 @@ func serve(in io.Reader, out io.Writer) int {
 			}
 		}
 	}()
-	for v := range measure {
+	for r := range measure {
+		v := r.Variant
 		inject(req.Setup.Faults, atBuild, v.Source)
-		res, restart := m.measure(context.Background(), v, func() {
+		res, restart := m.measure(context.Background(), v, runOptions{bin: r.Binary, compiled: func() {
 			send(wireResponse{Op: opCompiled})
 			inject(req.Setup.Faults, atRun, v.Source)
-		})
+		}})
 		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: restart, Stale: m.inputsStale}
 		if res.Err != nil {
 			a.Msg = res.Err.Error()
@@ -181,18 +188,159 @@ func setupWorker(s *wireSetup, dec *gob.Decoder, rc *receiver) (*Measurer, wireR
 			return fail(err)
 		}
 	}
-	r := wireResponse{Op: opSetup, Device: m.Device()}
+	r := wireResponse{Op: opSetup, Device: m.Device(), DeviceKey: m.sess.deviceKey(), Lazy: m.sess.CompilesAtLaunch()}
 	if s.Reference != nil {
-		ms, err := m.SetReference(*s.Reference)
+		ms, timed, err := m.setReference(*s.Reference, s.ReferenceTime)
 		if err != nil {
 			return fail(err)
 		}
-		r.BaselineMs = ms
+		r.BaselineMs, r.BaseRuns = ms, timed
 	}
 	if !m.hasWant() {
 		return fail(errors.New("runner: worker: no expected outputs: no reference variant, none sent and no file of them"))
 	}
 	return m, r, nil
+}
+
+// serveBuilder is a builder's side of the conversation: per request, it
+// builds the variant, answers opCompiled (with the compiler's message when
+// the source is rejected), makes the first launch of one work-group where
+// the device compiles at launch and the variant's grid is small (on arrays
+// of the problem's sizes, whose contents do not matter: one work-group of
+// a correct kernel stays inside them), and answers opResult with the
+// program's binary (or, in Msg, why there is none) and whether it holds
+// the code of that first launch (Warm). With a kernel cache shared with the
+// measuring worker (SharedCache: PoCL's, which keeps the program and the
+// code of each first launch), it answers no binary: the measuring worker's
+// build of the source finds both in the cache. Builds are one at a time: a builder is one process
+// because NVIDIA's OpenCL compiler serializes the builds of a process.
+func serveBuilder(dec *gob.Decoder, enc *gob.Encoder, s *wireSetup) int {
+	sess, err := Open(s.Device)
+	if err != nil {
+		enc.Encode(wireResponse{Op: opSetup, Err: err.Error()})
+		return 1
+	}
+	lazy := sess.CompilesAtLaunch()
+	if enc.Encode(wireResponse{Op: opSetup, Device: sess.Device().Name, DeviceKey: sess.deviceKey(), Lazy: lazy}) != nil {
+		return 1
+	}
+	args := fromWire(s.Args)
+	var kargs []KernelArg // the first launch's arguments, made at the first
+	for {
+		var r wireRequest
+		if dec.Decode(&r) != nil {
+			return 0 // the parent closed our input: done
+		}
+		if r.Op != opBuild {
+			continue
+		}
+		v := r.Variant
+		inject(s.Faults, atBuild, v.Source)
+		p := sess.Prepare(v.Source, s.Measure.Options, nil)
+		if err := p.Wait(); err != nil {
+			p.Close()
+			if enc.Encode(wireResponse{Op: opCompiled, Msg: err.Error()}) != nil {
+				return 1
+			}
+			continue
+		}
+		if enc.Encode(wireResponse{Op: opCompiled}) != nil {
+			return 1
+		}
+		a := wireResponse{Op: opResult}
+		if lazy && v.Local != nil && smallGrid(v.Global) {
+			inject(s.Faults, atWarm, v.Source)
+			if kargs == nil {
+				if kargs, err = firstLaunchArgs(sess, args); err != nil {
+					a.Msg = err.Error()
+				}
+			}
+			if kargs != nil {
+				started := func() error { return enc.Encode(wireResponse{Op: opStarted}) }
+				if err := firstLaunch(p, v, kargs, started); err != nil {
+					a.Msg = err.Error()
+				} else {
+					a.Warm = true
+				}
+			}
+		}
+		if !lazy || !s.SharedCache {
+			if a.Binary, err = p.Binary(); err != nil {
+				a.Msg = err.Error()
+			}
+		}
+		p.Close()
+		if enc.Encode(a) != nil {
+			return 1
+		}
+	}
+}
+
+// firstLaunchArgs makes the arguments of a builder's first launches:
+// arrays of the problem's sizes, left as the device allocates them, and
+// the scalars' values.
+func firstLaunchArgs(sess *Session, args []Arg) ([]KernelArg, error) {
+	out := make([]KernelArg, len(args))
+	for i := range args {
+		a := &args[i]
+		out[i] = KernelArg{Type: a.Type, Value: a.Value}
+		if a.Scalar {
+			continue
+		}
+		b, err := sess.NewBuffer(a.bytes())
+		if err != nil {
+			return nil, fmt.Errorf("runner: builder: %s: %w", a.Name, err)
+		}
+		out[i].Buffer = b
+	}
+	return out, nil
+}
+
+// smallGrid reports whether a launch over global is one that a launch of a
+// single work-group stands for in PoCL's kernel cache: PoCL makes the code
+// of a work-group size for grids whose every dimension is under 65535
+// ("smallgrid", PoCL's grid_width_specialization_limit) apart from that of
+// larger grids, which only a launch of such a grid makes.
+func smallGrid(global []int) bool {
+	for _, g := range global {
+		if g >= 65535 {
+			return false
+		}
+	}
+	return true
+}
+
+// firstLaunch launches one work-group of v, so that a device that compiles
+// at launch makes the code of v's work-group size now, into the program's
+// binary, rather than in the measuring worker's first launch. It calls
+// started once the launch runs, its code made (PoCL compiles before it
+// marks a launch running).
+func firstLaunch(p *Program, v Variant, args []KernelArg, started func() error) error {
+	k, err := p.Kernel(v.KernelName, args)
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	ev, err := k.start(v.Local, v.Local)
+	if err != nil {
+		return err
+	}
+	defer ev.Close()
+	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
+		st, err := ev.Status()
+		if err != nil {
+			return err
+		}
+		if st == opencl.Running || st == opencl.Complete {
+			break
+		}
+		time.Sleep(wait)
+	}
+	if err := started(); err != nil {
+		return err
+	}
+	_, err = ev.Wait()
+	return err
 }
 
 // inject does what the faults set for point ask, for a variant of source
@@ -221,6 +369,8 @@ func (p faultPoint) String() string {
 		return "build"
 	case atRun:
 		return "run"
+	case atWarm:
+		return "first launch"
 	}
 	return fmt.Sprintf("faultPoint(%d)", int(p))
 }

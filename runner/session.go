@@ -13,8 +13,11 @@
 //     launches and checks the outputs against the reference.
 //   - A Worker (client.go) runs a Measurer in a child process (server.go,
 //     talking the protocol of wire.go), so that a variant that hangs or
-//     crashes the driver fails alone. A program that starts workers calls
-//     MaybeWorker first in main.
+//     crashes the driver fails alone, and has a pool of builder processes
+//     (pool.go) build the variants ahead and hand it their binaries. A
+//     program that starts workers calls MaybeWorker first in main.
+//   - A Cache (cache.go) keeps the builders' binaries between runs, and
+//     PoCL's kernel cache, bounded in size.
 //
 // Results are package autotune's: an Outcome, a time and a Cost.
 package runner
@@ -127,6 +130,27 @@ func (s *Session) Device() *opencl.Device { return s.dev }
 // String returns the device's name.
 func (s *Session) String() string { return s.dev.Name }
 
+// CompilesAtLaunch reports whether the device's implementation makes a
+// kernel's machine code at its first launch with each work-group size
+// rather than when the program is built. PoCL does (its work-group
+// functions, seconds for a large generated kernel on a loaded machine), so
+// that the first launch of a variant is far slower than the next, and a
+// binary taken after a launch holds the code of that work-group size.
+func (s *Session) CompilesAtLaunch() bool {
+	return s.dev.Platform != nil && strings.Contains(s.dev.Platform.Name, "Portable Computing Language")
+}
+
+// deviceKey identifies the device and its implementation for the cache of
+// built programs: a binary is reused only where all of it matches.
+func (s *Session) deviceKey() string {
+	d := s.dev
+	var plat string
+	if d.Platform != nil {
+		plat = d.Platform.Name + "|" + d.Platform.Version
+	}
+	return strings.Join([]string{plat, d.Name, d.Vendor, d.Version, d.DriverVersion}, "|")
+}
+
 // CheckLaunch rejects a launch the device cannot make: a global size of
 // other than 1 to 3 dimensions, a local size that does not match it or
 // divide it, a work-group above the device's limits, or localBytes of
@@ -172,6 +196,8 @@ type entry struct {
 	err   error
 	users int  // unreleased Programs, and the build while it runs
 	drop  bool // remove it once unused (Program.Close)
+	// fromBinary: the program was made from a binary, not the source.
+	fromBinary bool
 }
 
 // Program is one use of a program of a session's cache, built or being
@@ -202,6 +228,20 @@ func (s *Session) Build(src, options string) (*Program, error) {
 // of different programs may run concurrently with each other and with
 // launches.
 func (s *Session) Prepare(src, options string, built func()) *Program {
+	return s.prepare(src, nil, options, built)
+}
+
+// PrepareBinary is Prepare for a program whose binary (Program.Binary, from
+// another process on the same device) is at hand: it makes the program of
+// src from bin, which costs the implementation little or nothing (PoCL
+// unpacks it; NVIDIA's driver turns its PTX into machine code), and builds
+// src from source if the device refuses the binary. The cache keeps the
+// program under src, as Prepare would.
+func (s *Session) PrepareBinary(src string, bin []byte, options string, built func()) *Program {
+	return s.prepare(src, bin, options, built)
+}
+
+func (s *Session) prepare(src string, bin []byte, options string, built func()) *Program {
 	key := options + "\x00" + src
 	s.mu.Lock()
 	e := s.progs[key]
@@ -210,7 +250,7 @@ func (s *Session) Prepare(src, options string, built func()) *Program {
 		s.progs[key] = e
 		s.order = append(s.order, key)
 		s.built++
-		go s.build(e, src, options)
+		go s.build(e, src, bin, options)
 	}
 	e.users++
 	e.drop = false
@@ -224,25 +264,40 @@ func (s *Session) Prepare(src, options string, built func()) *Program {
 	return &Program{s: s, e: e}
 }
 
-// build builds e and releases the build's use of it.
-func (s *Session) build(e *entry, src, options string) {
-	e.prog, e.err = s.cl.Context.Build(src, options)
+// build builds e, from bin if it is not nil, and releases the build's use
+// of it.
+func (s *Session) build(e *entry, src string, bin []byte, options string) {
+	if bin != nil {
+		if e.prog, e.err = s.cl.Context.BuildBinary(bin, options); e.err == nil {
+			e.fromBinary = true
+		}
+	}
+	if e.prog == nil {
+		e.prog, e.err = buildSource(s.cl.Context, src, options)
+	}
+	// The build's use ends before its waiters wake, so that a program
+	// they release at once is not kept for the build's sake.
+	s.release(e, false)
+	close(e.done)
+}
+
+// buildSource builds src with options on ctx, with the errors of the
+// package: a rejected source's carries the compiler's log.
+func buildSource(ctx *opencl.Context, src, options string) (*opencl.Program, error) {
+	prog, err := ctx.Build(src, options)
 	// A failed build whose log has no compiler error is a failure of the
 	// implementation (PoCL has failed so, rarely, with its message alone
 	// in the log); building again costs little and spares a good kernel.
 	var be *opencl.BuildError
-	if errors.As(e.err, &be) && !strings.Contains(be.Log, "error") {
-		e.prog, e.err = s.cl.Context.Build(src, options)
+	if errors.As(err, &be) && !strings.Contains(be.Log, "error") {
+		prog, err = ctx.Build(src, options)
 	}
-	if errors.As(e.err, &be) {
-		e.err = fmt.Errorf("runner: the OpenCL compiler rejected the source: %v\n%s", be.Err, strings.TrimSpace(be.Log))
-	} else if e.err != nil {
-		e.err = fmt.Errorf("runner: %w", e.err)
+	if errors.As(err, &be) {
+		return nil, fmt.Errorf("runner: the OpenCL compiler rejected the source: %v\n%s", be.Err, strings.TrimSpace(be.Log))
+	} else if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
 	}
-	// The build's use ends before its waiters go on, so that what they
-	// release after Wait finds the build's use gone.
-	s.release(e, false)
-	close(e.done)
+	return prog, nil
 }
 
 // Wait waits for the program's build and returns its error.
@@ -259,6 +314,27 @@ func (p *Program) Ready() bool {
 	default:
 		return false
 	}
+}
+
+// FromBinary reports whether the program was made from a binary
+// (PrepareBinary) rather than built from its source; it waits for the
+// build.
+func (p *Program) FromBinary() bool {
+	<-p.e.done
+	return p.e.fromBinary
+}
+
+// Binary returns the built program's binary for the device
+// (opencl.Program.Binary), which PrepareBinary takes in another process.
+func (p *Program) Binary() ([]byte, error) {
+	if err := p.Wait(); err != nil {
+		return nil, err
+	}
+	bin, err := p.e.prog.Binary()
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	return bin, nil
 }
 
 // Release ends this use of the program; the session keeps it for the next
@@ -362,6 +438,12 @@ func (k *Kernel) Run(global, local []int) (time.Duration, error) {
 	defer k.s.launch.Unlock()
 	ns, err := k.s.cl.Queue.Run(k.k, global, local)
 	return time.Duration(ns), err
+}
+
+// start launches the kernel as Run does, without waiting for it: the
+// caller makes no other launch on the session until the event is done.
+func (k *Kernel) start(global, local []int) (*opencl.Event, error) {
+	return k.s.cl.Queue.Start(k.k, global, local)
 }
 
 // Close releases the kernel.

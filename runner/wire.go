@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
+	"time"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/autotune"
 )
 
-// The wire protocol between a Worker (client.go) and its child process
-// (server.go): requests on the child's stdin, answers on its descriptor 3,
-// both encoded with encoding/gob.
+// The wire protocol between a Worker (client.go, pool.go) and its child
+// processes (server.go): requests on the child's stdin, answers on its
+// descriptor 3, both encoded with encoding/gob. A child is a measuring
+// worker or a builder, as its setup says.
 
 type wireOp int
 
@@ -24,10 +26,12 @@ const (
 	opResult                     // child → parent: the variant's result
 	opBuilt                      // child → parent: a prepared variant's build ended (Msg: its sourceKey)
 	opData                       // parent → child: Data announces an array's contents, which follow
+	opBuild                      // parent → builder: build a variant; answers opCompiled, then opResult with the binary
+	opStarted                    // builder → parent: the first launch's code is made, the kernel runs
 )
 
 func (o wireOp) String() string {
-	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "data"}
+	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "data", "build", "started"}
 	if o > 0 && int(o) < len(names) {
 		return names[o]
 	}
@@ -39,11 +43,23 @@ type wireRequest struct {
 	Setup   *wireSetup
 	Variant Variant
 	Data    *wireData
+	// Binary, with opPrepare and opMeasure, is the variant's program
+	// binary from a builder: the worker makes the program from it.
+	Binary []byte
 }
 
+// wireRole is what a child process does.
+type wireRole int
+
+const (
+	roleMeasure wireRole = iota // the measuring worker: a Measurer
+	roleBuild                   // a builder: builds variants, answers binaries
+)
+
 type wireSetup struct {
+	Role      wireRole
 	Device    string
-	Args      []wireArg // their contents follow the setup (data.go)
+	Args      []wireArg // their contents follow the setup (data.go), not a builder's
 	Tolerance Tolerance
 	Reference *Variant // the variant whose outputs are expected; nil when they are given
 	// WantSent says that the expected outputs follow the arrays' contents;
@@ -52,7 +68,15 @@ type wireSetup struct {
 	WantSent bool
 	WantFile string
 	Measure  MeasureSettings
-	Faults   []fault // failures to inject, for tests
+	// ReferenceTime, if positive, bounds the timed launches of the
+	// reference (SetReference's within).
+	ReferenceTime time.Duration
+	// SharedCache, for a builder on a device that compiles at launch
+	// (PoCL): the worker processes share the implementation's kernel cache,
+	// where the first launch leaves its code for the measuring worker, so
+	// no binary is taken (PoCL's costs another compilation).
+	SharedCache bool
+	Faults      []fault // failures to inject, for tests
 }
 
 // fault is a failure a worker makes on purpose, so that tests can show
@@ -64,6 +88,12 @@ type fault struct {
 	At     faultPoint
 	Match  string
 	Action faultAction
+	// Builder: the fault is a builder's (at atBuild or atWarm), not the
+	// measuring worker's.
+	Builder bool
+	// First: only the first process of its kind has the fault, not those
+	// started after it died or was killed.
+	First bool
 }
 
 // faultPoint is where in the conversation a fault happens.
@@ -79,6 +109,9 @@ const (
 	// atRun: the variant is built, before its launches; a hang there is a
 	// kernel that does not end.
 	atRun
+	// atWarm: in a builder, the variant is built, before its first launch
+	// (on a device that compiles at launch).
+	atWarm
 )
 
 // faultAction is what a fault does.
@@ -96,7 +129,12 @@ type wireResponse struct {
 	Err string // the setup failed
 
 	Device     string
+	DeviceKey  string // the device and its implementation, for the cache
+	Lazy       bool   // the device compiles at launch (Session.CompilesAtLaunch)
 	BaselineMs float64
+	BaseRuns   int    // timed launches of the reference (0: its warm-up's time)
+	Binary     []byte // a builder's opResult: the variant's binary
+	Warm       bool   // ... holding the code of the variant's first launch
 
 	Outcome autotune.Outcome
 	Ms      float64
