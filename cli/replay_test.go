@@ -70,8 +70,8 @@ func TestReplayVerbErrors(t *testing.T) {
 	}
 }
 
-// A space measured exhaustively on the device (MATMUL tiny, 11 points
-// with these pins) replays the same from the records (--problem) as from
+// A space measured exhaustively on the device (MATMUL tiny, 12 points
+// with these pins, the extensions of table2-3 at their neutral values) replays the same from the records (--problem) as from
 // the table they export (--export-table): the same rows, start points and
 // results.
 func TestReplayRecords(t *testing.T) {
@@ -81,17 +81,17 @@ func TestReplayRecords(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "r.db")
-	pins := "interleave=0,lmem=0,lcopy=0,tw0=0,bszy=1,lszy=1,szy=32,uf=4,lszx=4,fullunroll=1"
+	pins := "interleave=0,lmem=0,lcopy=0,tw0=0,bszy=1,lszy=1,szy=32,uf=4,lszx=4,fullunroll=1,vec=1,warp=0,gswz=1"
 	if st, out, errs := hplopt("tune", "matmul", "--size", "tiny", "-s", "exhaustive", "-t", "300", "-q", "--db", db, "--params", pins); st != 0 || !strings.Contains(out, "stopped: exhausted") {
 		t.Fatalf("tune: status %d\n%s%s", st, out, errs)
 	}
 	table := filepath.Join(dir, "t.csv")
 	st, out, errs := hplopt("replay", "--db", db, "--export-table", table) // its only problem
-	if st != 0 || !strings.Contains(out, "11 points") {
+	if st != 0 || !strings.Contains(out, "12 points") {
 		t.Fatalf("export: status %d\n%s%s", st, out, errs)
 	}
 	data, _ := os.ReadFile(table)
-	for _, want := range []string{"# kernel: mxm\n", "# start: bszx=1,", "\nbszx,bszy,fullunroll,interleave,vw,lszx,szx,lszy,szy,tw0,uf,lmem,lcopy,time_ms,cost_ms\n"} {
+	for _, want := range []string{"# kernel: mxm\n", "# start: bszx=1,", "\nbszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,time_ms,cost_ms\n"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the exported table lacks %q:\n%s", want, data)
 		}
@@ -100,7 +100,7 @@ func TestReplayRecords(t *testing.T) {
 	for i, from := range [][]string{{"--db", db, "--problem", "mxm"}, {"--table", table}} {
 		js := filepath.Join(dir, fmt.Sprint(i, ".json"))
 		st, out, errs := hplopt(append([]string{"replay", "-s", "random,genetic,annealing,model", "-e", "8", "--seeds", "4", "--json", js}, from...)...)
-		if st != 0 || !strings.Contains(out, "11 points (0 failed)") || strings.Contains(out, " 0 start points") {
+		if st != 0 || !strings.Contains(out, "12 points (0 failed)") || strings.Contains(out, " 0 start points") {
 			t.Fatalf("replay %v: status %d\n%s%s", from, st, out, errs)
 		}
 		b, _ := os.ReadFile(js)
