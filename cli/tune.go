@@ -235,8 +235,8 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 		fmt.Fprintf(w, "records       measured %d, taken from the records %d%s (%s, problem %s)\n", r.Measured, r.FromRecords, resumed, t.Records, t.Key.ID()[:12])
 	}
 	sp := r.Spent
-	fmt.Fprintf(w, "time          waiting for builds %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
-		sp.Build.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
+	fmt.Fprintf(w, "time          waiting for builds %.1f s, loading programs %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
+		sp.Build.Seconds(), sp.Load.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
 	fmt.Fprintf(w, "device        running kernels %.0f%% of the search\n", 100*t.KernelFraction())
 	if p := t.Pool; p.Builders > 0 {
 		fmt.Fprintf(w, "builders      %d, busy %.0f%% of the search: %d built (%d failed), %d from the cache, %d restarted, %d beside slow builds\n",

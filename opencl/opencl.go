@@ -69,7 +69,21 @@ type Device struct {
 	LocalMemSize     int64
 	GlobalMemSize    int64
 	MaxAllocSize     int64
-	id               C.cl_device_id
+	// Extensions lists the device's OpenCL extensions (CL_DEVICE_EXTENSIONS),
+	// separated by spaces.
+	Extensions string
+	id         C.cl_device_id
+}
+
+// HasExtension reports whether the device supports the OpenCL extension
+// name (such as cl_khr_fp64).
+func (d *Device) HasExtension(name string) bool {
+	for _, e := range strings.Fields(d.Extensions) {
+		if e == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Spec returns the "P:D" selection string of the device.
@@ -173,6 +187,7 @@ func (p *Platform) Devices() ([]*Device, error) {
 			LocalMemSize:     int64(deviceUint(id, C.CL_DEVICE_LOCAL_MEM_SIZE, 8)),
 			GlobalMemSize:    int64(deviceUint(id, C.CL_DEVICE_GLOBAL_MEM_SIZE, 8)),
 			MaxAllocSize:     int64(deviceUint(id, C.CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8)),
+			Extensions:       deviceString(id, C.CL_DEVICE_EXTENSIONS),
 		}
 		dims := int(deviceUint(id, C.CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 4))
 		if dims > 0 {

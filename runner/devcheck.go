@@ -1,0 +1,265 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/hplopt/hplopt/ast"
+)
+
+// The check on the device. Comparing a large output on the host costs a
+// read of it over the bus and a pass over it and over the expected output
+// (read from the file a worker keeps it in): 34 ms per variant for MATMUL
+// L's 16M floats on the H100 host, a fifth of the tuning time. So a
+// Measurer that can keeps the expected outputs in device memory too and
+// compares there, with kernels that apply Tolerance's rule exactly as the
+// host does (in double precision, on the float's exact value, NaN only
+// matching NaN, ints exactly), counting the wrong elements and the first
+// one's index with atomics: a correct variant costs one small read. Only
+// when the device counts a wrong element does the host compare as before
+// (reading the output back in chunks), and its result is the one that
+// counts and says which element is wrong; were the device's copy of the
+// expected outputs damaged (a variant writing far outside its output), the
+// host would find nothing wrong, and the copy is made again from the
+// host's.
+//
+// A device without double precision (cl_khr_fp64), an output of 2^31
+// elements or more, or one whose second copy does not fit the device's
+// memory (beside every array and the copies outputs are reset from, within
+// seven eighths of it) is checked on the host. Device memory holds the
+// copy; host memory holds nothing more.
+
+// checkSource is the comparison kernels: check_f32, check_f64 and check_i32
+// compare got with want (n elements), adding the number of wrong ones to
+// res[0] and keeping the least wrong index in res[1]. abs_tol and rel_tol
+// are Tolerance.bounds of the scaled tolerance.
+const checkSource = `#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+
+/* The value of float bits b, exactly, subnormals included (a device may
+   flush float subnormals; the host does not). */
+double widen(uint b) {
+	if (((b >> 23) & 0xffu) == 0u) {
+		double m = ldexp((double)(b & 0x7fffffu), -149);
+		return (b >> 31) != 0u ? -m : m;
+	}
+	return (double)as_float(b);
+}
+
+/* Tolerance.Close on the host: equal values match; NaN matches only NaN,
+   an infinity only itself; else |g - w| <= max(abs, rel*|w|). */
+bool wrong(double g, double w, double abs_tol, double rel_tol) {
+	if (g == w)
+		return false;
+	ulong gb = as_ulong(g), wb = as_ulong(w);
+	bool gs = ((gb >> 52) & 0x7ffUL) == 0x7ffUL, ws = ((wb >> 52) & 0x7ffUL) == 0x7ffUL;
+	if (gs || ws) {
+		bool gn = gs && (gb & 0xfffffffffffffUL) != 0UL, wn = ws && (wb & 0xfffffffffffffUL) != 0UL;
+		return !(gn && wn);
+	}
+	return !(fabs(g - w) <= fmax(abs_tol, rel_tol * fabs(w)));
+}
+
+#define CHECK(NAME, T, WRONG) \
+__kernel void NAME(__global const T *got, __global const T *want, uint n, double abs_tol, double rel_tol, __global uint *res) { \
+	uint bad = 0u, first = 0xffffffffu; \
+	for (uint i = get_global_id(0); i < n; i += get_global_size(0)) { \
+		if (WRONG) { \
+			if (bad == 0u) \
+				first = i; \
+			bad++; \
+		} \
+	} \
+	if (bad != 0u) { \
+		atomic_add(&res[0], bad); \
+		atomic_min(&res[1], first); \
+	} \
+}
+
+CHECK(check_f32, uint, wrong(widen(got[i]), widen(want[i]), abs_tol, rel_tol))
+CHECK(check_f64, double, wrong(got[i], want[i], abs_tol, rel_tol))
+CHECK(check_i32, int, got[i] != want[i])
+`
+
+// devCheck is a Measurer's check on the device.
+type devCheck struct {
+	prog *Program  // the comparison kernels; being built at first
+	want []*Buffer // per argument: an output's expected contents; nil for the others
+	res  *Buffer   // the count of wrong elements and the first one's index
+	kern []*Kernel // per argument: the output's comparison with its arguments set
+	// ready says that want holds the expected outputs; off that the
+	// device does not check (the program failed, a copy could not be
+	// made, or the device disagreed with the host too often).
+	ready, off bool
+	// disagreed counts the checks the device failed and the host passed.
+	disagreed int
+}
+
+// maxDisagreements is how many times the device may count wrong elements
+// the host does not find before the host checks alone.
+const maxDisagreements = 3
+
+// newDevCheck starts the check on the device of a Measurer, or returns nil
+// where the host checks (see above).
+func (m *Measurer) newDevCheck() *devCheck {
+	d := m.sess.Device()
+	if !d.HasExtension("cl_khr_fp64") {
+		return nil
+	}
+	var arrays, outs int64
+	for i := range m.prob.Args {
+		a := &m.prob.Args[i]
+		if a.Scalar {
+			continue
+		}
+		arrays += int64(a.bytes())
+		if a.Output {
+			if a.Len() >= 1<<31 || d.MaxAllocSize > 0 && int64(a.bytes()) > d.MaxAllocSize {
+				return nil
+			}
+			outs += int64(a.bytes())
+		}
+	}
+	if d.GlobalMemSize > 0 && arrays+2*outs > d.GlobalMemSize/8*7 {
+		return nil
+	}
+	return &devCheck{prog: m.sess.Prepare(checkSource, "", nil), want: make([]*Buffer, len(m.prob.Args)), kern: make([]*Kernel, len(m.prob.Args))}
+}
+
+// usable reports whether the device checks.
+func (dc *devCheck) usable() bool { return dc != nil && dc.ready && !dc.off }
+
+// stop makes the host check from now on and frees the device's copies.
+func (dc *devCheck) stop() {
+	dc.off, dc.ready = true, false
+	dc.free()
+}
+
+// free releases the copies, the kernels and the program.
+func (dc *devCheck) free() {
+	for i := range dc.want {
+		if dc.kern[i] != nil {
+			dc.kern[i].Close()
+			dc.kern[i] = nil
+		}
+		if dc.want[i] != nil {
+			dc.want[i].Close()
+			dc.want[i] = nil
+		}
+	}
+	if dc.res != nil {
+		dc.res.Close()
+		dc.res = nil
+	}
+	if dc.prog != nil {
+		dc.prog.Close()
+		dc.prog = nil
+	}
+}
+
+// wantToDevice copies the expected outputs into device memory, from memory
+// or from the file in chunks; a failure (the device out of memory) leaves
+// the check to the host.
+func (m *Measurer) wantToDevice() {
+	dc := m.dc
+	if dc == nil || dc.off {
+		return
+	}
+	dc.ready = false
+	for i, k := range dc.kern { // their tolerances may change
+		if k != nil {
+			k.Close()
+			dc.kern[i] = nil
+		}
+	}
+	for _, i := range m.outs {
+		a := &m.prob.Args[i]
+		if dc.want[i] == nil {
+			b, err := m.sess.NewBuffer(a.bytes())
+			if err != nil {
+				dc.stop()
+				return
+			}
+			dc.want[i] = b
+		}
+		n, size := a.Len(), a.Type.Size()
+		per := chunkBytes / size
+		for lo := 0; lo < n; lo += per {
+			hi := min(n, lo+per)
+			w, err := m.wantChunk(i, lo, hi)
+			if err == nil {
+				err = dc.want[i].writeAt(lo*size, contents(&w))
+			}
+			if err != nil {
+				dc.stop()
+				return
+			}
+		}
+	}
+	dc.ready = true
+}
+
+// checkOnDevice compares every output with its expected contents on the
+// device and reports whether all are right.
+func (m *Measurer) checkOnDevice() (bool, error) {
+	dc := m.dc
+	if err := dc.prog.Wait(); err != nil {
+		dc.stop()
+		return false, err
+	}
+	if dc.res == nil {
+		b, err := m.sess.NewBuffer(8)
+		if err != nil {
+			dc.stop()
+			return false, err
+		}
+		dc.res = b
+	}
+	for _, i := range m.outs {
+		k, err := m.checkKernel(i)
+		if err != nil {
+			dc.stop()
+			return false, err
+		}
+		res := []int32{0, -1} // the count, and the first index (the largest uint)
+		if err := writeSlice(dc.res, res); err != nil {
+			return false, err
+		}
+		n := m.prob.Args[i].Len()
+		groups := max(1, m.sess.Device().ComputeUnits) * 1024
+		if _, err := k.Run([]int{min((n+63)/64*64, groups)}, nil); err != nil {
+			return false, err
+		}
+		if err := readSlice(dc.res, res); err != nil {
+			return false, err
+		}
+		if res[0] != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// checkKernel returns output i's comparison kernel, made at first use.
+func (m *Measurer) checkKernel(i int) (*Kernel, error) {
+	dc := m.dc
+	if dc.kern[i] != nil {
+		return dc.kern[i], nil
+	}
+	a := &m.prob.Args[i]
+	name := map[ast.Type]string{ast.Float: "check_f32", ast.Double: "check_f64", ast.Int: "check_i32"}[a.Type]
+	if name == "" {
+		return nil, fmt.Errorf("runner: no check on the device for %v", a.Type)
+	}
+	rel, abs := m.tols[i].bounds()
+	k, err := dc.prog.Kernel(name, []KernelArg{
+		{Buffer: m.bufs[i]}, {Buffer: dc.want[i]},
+		{Type: ast.Int, Value: float64(a.Len())},
+		{Type: ast.Double, Value: abs}, {Type: ast.Double, Value: rel},
+		{Buffer: dc.res},
+	})
+	if err != nil {
+		return nil, err
+	}
+	dc.kern[i] = k
+	return k, nil
+}
