@@ -5,7 +5,7 @@ GO ?= go
 PKGS := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
 export CGO_ENABLED := 1
 
-.PHONY: all deps build run test gpu bench bench-cpu reference clean
+.PHONY: all deps build run test faults fuzz gpu bench bench-cpu reference clean
 
 all: build
 
@@ -35,6 +35,24 @@ run: build
 test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
+
+# faults runs the fault-injection suites on the OpenCL device (a few
+# minutes): signals to hplopt tune and its worker, a full disk, workers that
+# hang or crash while starting, building and running. Each prints its
+# tally: faults injected, runs completed, measurements lost.
+faults: deps
+	$(GO) test -count=1 -timeout 30m -run '^TestFaults$$' -v ./runner ./cli -args -faults
+
+# fuzz runs each fuzz target for FUZZTIME (their seed corpora run in make
+# test); an input that fails is written to the package's testdata/fuzz.
+FUZZTIME ?= 2m
+FUZZ := ./optimizer:FuzzParseSettings ./transforms:FuzzParsePins ./transforms:FuzzRandomKernel \
+	./kernels:FuzzParseSize ./cli:FuzzSizeList ./cli:FuzzArgs ./clc:FuzzLoad
+fuzz: deps
+	@set -e; for t in $(FUZZ); do \
+		echo "$${t%%:*} $${t##*:}"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	done
 
 # gpu builds the binary that the GPU machine runs (it has no Go toolchain).
 gpu: deps

@@ -8,7 +8,10 @@
 // the declarations say what it refers to.
 package ast
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Node is any node of a kernel's tree.
 type Node interface{ node() }
@@ -50,6 +53,15 @@ func (t Type) CName() string {
 		return "int"
 	}
 	return "void"
+}
+
+// VectorName is the OpenCL C spelling of a vector of width values of t
+// (float4); a width below 2 is the scalar type.
+func (t Type) VectorName(width int) string {
+	if width < 2 {
+		return t.CName()
+	}
+	return t.CName() + strconv.Itoa(width)
 }
 
 // Size is the size of one value of t in bytes.
@@ -253,6 +265,34 @@ type (
 		Kind SpecialKind
 		Dim  int
 	}
+
+	// Load is the vector of Width consecutive elements of an array that
+	// starts at element Ref (OpenCL's vloadN). With Aligned, the element's
+	// address is known to be a multiple of the vector's size, and the
+	// vector is read through a pointer to the vector type, which lets a
+	// GPU compiler emit one wide load. As the left side of an assignment,
+	// a Load is the store of the vector into those elements. Passes make
+	// Loads; the DSL does not.
+	Load struct {
+		Width   int
+		Ref     *Index
+		Aligned bool
+	}
+
+	// Lane is element Lane (0 first) of the vector X: OpenCL's X.sN.
+	Lane struct {
+		X    Expr
+		Lane int
+	}
+
+	// Vector is the vector literal (TypeN)(Elems[0], ..., Elems[N-1]) of
+	// N = Width elements of Type; a single element is replicated
+	// (TypeN)(Elems[0]).
+	Vector struct {
+		Type  Type
+		Width int
+		Elems []Expr
+	}
 )
 
 func (*Ident) node()    {}
@@ -264,6 +304,9 @@ func (*Unary) node()    {}
 func (*Call) node()     {}
 func (*Cast) node()     {}
 func (*Special) node()  {}
+func (*Load) node()     {}
+func (*Lane) node()     {}
+func (*Vector) node()   {}
 
 func (*Ident) expr()    {}
 func (*IntLit) expr()   {}
@@ -274,6 +317,9 @@ func (*Unary) expr()    {}
 func (*Call) expr()     {}
 func (*Cast) expr()     {}
 func (*Special) expr()  {}
+func (*Load) expr()     {}
+func (*Lane) expr()     {}
+func (*Vector) expr()   {}
 
 // Name is the paper's spelling of the identifier (idx, lszy, ...).
 func (s *Special) Name() string { return specialNames[s.Kind][s.Dim] }
@@ -300,15 +346,22 @@ const (
 type (
 	// Decl declares a variable: a scalar when Extents is empty, otherwise an
 	// array with constant extents. Init, if not nil, initializes a scalar.
+	// Width > 1 makes each element a vector of Width values of Type
+	// (OpenCL's floatN): private variables made by passes. Align, when
+	// positive, asks for the variable's address to be a multiple of Align
+	// bytes (local arrays read with aligned vector Loads).
 	Decl struct {
 		Name    string
 		Type    Type
 		Mem     Mem
 		Extents []int
 		Init    Expr
+		Width   int
+		Align   int
 	}
 
-	// Assign is LHS Op RHS, LHS being an *Ident or an *Index.
+	// Assign is LHS Op RHS, LHS being an *Ident, an *Index or a *Load
+	// (a vector store).
 	Assign struct {
 		LHS Expr
 		Op  AssignOp
@@ -401,6 +454,18 @@ type Kernel struct {
 }
 
 func (*Kernel) node() {}
+
+// Array returns the array whose element (an Index) or elements (a Load)
+// the assignment writes, or "" when it assigns a scalar variable.
+func (a *Assign) Array() string {
+	switch l := a.LHS.(type) {
+	case *Index:
+		return l.Array
+	case *Load:
+		return l.Ref.Array
+	}
+	return ""
+}
 
 // Param returns the argument called name, or nil.
 func (k *Kernel) Param(name string) *Param {

@@ -85,6 +85,9 @@ const (
 	hashWhile
 	hashBarrier
 	hashCompute
+	hashLoad
+	hashLane
+	hashVector
 )
 
 // node hashes n's kind and own fields, then its children (counted, so that
@@ -112,11 +115,21 @@ func (h *hasher) node(n Node) {
 		h.int(hashCast, int64(n.Type))
 	case *Special:
 		h.int(hashSpecial, int64(n.Kind), int64(n.Dim))
+	case *Load:
+		h.int(hashLoad, int64(n.Width))
+		h.bool(n.Aligned)
+	case *Lane:
+		h.int(hashLane, int64(n.Lane))
+	case *Vector:
+		h.int(hashVector, int64(n.Type), int64(n.Width))
 	case *Decl:
 		h.int(hashDecl)
 		h.str(n.Name)
 		h.int(int64(n.Type), int64(n.Mem))
 		h.ints(n.Extents)
+		if n.Width > 1 || n.Align > 0 { // absent from the hashes of kernels without them
+			h.int(int64(n.Width), int64(n.Align))
+		}
 	case *Assign:
 		h.int(hashAssign, int64(n.Op))
 	case *Block:

@@ -81,7 +81,7 @@ func (p *debugPrinter) stmt(s Stmt) {
 		if s.Mem != Private {
 			mem = s.Mem.String() + " "
 		}
-		p.line("%s%s %s%s%s;", mem, s.Type.CName(), s.Name, ext, init)
+		p.line("%s%s %s%s%s;", mem, s.Type.VectorName(s.Width), s.Name, ext, init)
 	case *Assign:
 		p.line("%s %s %s;", ExprString(s.LHS), s.Op, ExprString(s.RHS))
 	case *Block:
@@ -182,9 +182,25 @@ func exprString(x Expr, ctx int) string {
 		return x.Func + "(" + strings.Join(args, ", ") + ")"
 	case *Cast:
 		return "(" + x.Type.CName() + ")" + exprString(x.X, 7)
+	case *Load:
+		if x.Aligned {
+			return fmt.Sprintf("*(vec%d *)&%s", x.Width, exprString(x.Ref, 7))
+		}
+		return fmt.Sprintf("vload%d(0, &%s)", x.Width, exprString(x.Ref, 7))
+	case *Lane:
+		return exprString(x.X, 8) + "." + LaneName(x.Lane)
+	case *Vector:
+		elems := make([]string, len(x.Elems))
+		for i, e := range x.Elems {
+			elems[i] = exprString(e, -1)
+		}
+		return "(" + x.Type.VectorName(x.Width) + ")(" + strings.Join(elems, ", ") + ")"
 	}
 	panic(fmt.Sprintf("ast: unknown expression %T", x))
 }
+
+// LaneName is OpenCL's name of element i of a vector: s0 to s9, sa to sf.
+func LaneName(i int) string { return "s" + strconv.FormatInt(int64(i), 16) }
 
 // FormatFloat spells a float constant of type t as OpenCL C does: with a
 // decimal point or exponent, and an f suffix for Float.

@@ -53,6 +53,14 @@ func children(n Node) []Node {
 		}
 	case *Cast:
 		add(n.X)
+	case *Load:
+		add(n.Ref)
+	case *Lane:
+		add(n.X)
+	case *Vector:
+		for _, x := range n.Elems {
+			add(x)
+		}
 	case *Decl:
 		if n.Init != nil {
 			add(n.Init)
@@ -215,6 +223,16 @@ func (a *applier) children(n Node) {
 		}
 	case *Cast:
 		a.expr(&n.X)
+	case *Load:
+		if n.Ref != nil {
+			a.visit(&Cursor{node: n.Ref, replace: func(r Node) { n.Ref = r.(*Index) }})
+		}
+	case *Lane:
+		a.expr(&n.X)
+	case *Vector:
+		for i := range n.Elems {
+			a.expr(&n.Elems[i])
+		}
 	case *Decl:
 		a.expr(&n.Init)
 	case *Assign:
@@ -326,8 +344,14 @@ func cloneNode(n Node) Node {
 		return &Call{Func: n.Func, Args: cloneExprs(n.Args)}
 	case *Cast:
 		return &Cast{Type: n.Type, X: CloneExpr(n.X)}
+	case *Load:
+		return &Load{Width: n.Width, Ref: cloneNode(n.Ref).(*Index), Aligned: n.Aligned}
+	case *Lane:
+		return &Lane{X: CloneExpr(n.X), Lane: n.Lane}
+	case *Vector:
+		return &Vector{Type: n.Type, Width: n.Width, Elems: cloneExprs(n.Elems)}
 	case *Decl:
-		return &Decl{Name: n.Name, Type: n.Type, Mem: n.Mem, Extents: append([]int(nil), n.Extents...), Init: CloneExpr(n.Init)}
+		return &Decl{Name: n.Name, Type: n.Type, Mem: n.Mem, Extents: append([]int(nil), n.Extents...), Init: CloneExpr(n.Init), Width: n.Width, Align: n.Align}
 	case *Assign:
 		return &Assign{LHS: CloneExpr(n.LHS), Op: n.Op, RHS: CloneExpr(n.RHS)}
 	case *Block:

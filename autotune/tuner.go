@@ -208,6 +208,44 @@ func (r *Report) Other() time.Duration {
 	return max(0, r.Elapsed-r.Spent.Build-r.Spent.Load-r.Spent.Run-r.Spent.Check)
 }
 
+// CommonFailure returns the failure the evaluations of the search met most
+// often: the outcome with the most failures (the first in the order of
+// Failures among ties), the error message most of those gave (the first
+// given among ties), and how many gave it. It returns OK, "" and 0 when no
+// evaluation failed. A search that found nothing reports it as why.
+func (r *Report) CommonFailure() (o Outcome, msg string, n int) {
+	best := 0
+	for _, c := range []Outcome{Illegal, Compile, Launch, Wrong, Timeout} {
+		if k := r.Failures.Count(c); k > best {
+			o, best = c, k
+		}
+	}
+	if best == 0 {
+		return OK, "", 0
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, e := range r.History {
+		if e.Result.Outcome != o {
+			continue
+		}
+		m := ""
+		if e.Result.Err != nil {
+			m = e.Result.Err.Error()
+		}
+		if counts[m] == 0 {
+			order = append(order, m)
+		}
+		counts[m]++
+	}
+	for _, m := range order {
+		if counts[m] > n {
+			msg, n = m, counts[m]
+		}
+	}
+	return o, msg, n
+}
+
 func (r *Report) add(e Eval) {
 	r.History = append(r.History, e)
 	r.Evaluations++
@@ -450,14 +488,19 @@ type JSONTime struct {
 	KernelFraction float64 `json:"kernel_fraction,omitempty"`
 }
 
-// JSONEval is one evaluation in a JSONReport; ms is 0 for a failure. order
-// is Result.Order, omitted when 0; cost is Result.Cost, omitted when zero.
+// JSONEval is one evaluation in a JSONReport; ms is 0 for a failure, and
+// message is a failure's reason (Result.Err: the passes' reason for an
+// illegal setting, the compiler's log, the first wrong element, or how a
+// worker process ended with the end of its output, such as a compiler's
+// assertion), absent for a success. order is Result.Order, omitted when 0; cost is
+// Result.Cost in milliseconds, omitted when zero.
 type JSONEval struct {
 	Params      map[string]int `json:"params"`
 	Outcome     Outcome        `json:"outcome"`
 	Ms          float64        `json:"ms"`
 	ElapsedMs   float64        `json:"elapsed_ms"`
 	FromRecords bool           `json:"from_records,omitempty"`
+	Message     string         `json:"message,omitempty"`
 	Order       int            `json:"order,omitempty"`
 	Cost        *JSONCost      `json:"cost,omitempty"`
 }
@@ -537,6 +580,9 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		je := JSONEval{Params: e.Point.Map(), Outcome: e.Result.Outcome, ElapsedMs: float64(e.Elapsed) / float64(time.Millisecond), FromRecords: e.Result.FromRecords, Order: e.Result.Order, Cost: jsonCost(e.Result.Cost)}
 		if ms := e.Result.Fitness(); !math.IsInf(ms, 1) {
 			je.Ms = ms
+		}
+		if e.Result.Err != nil && e.Result.Outcome != OK {
+			je.Message = e.Result.Err.Error()
 		}
 		j.History = append(j.History, je)
 	}

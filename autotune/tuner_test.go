@@ -302,6 +302,43 @@ func TestReportJSON(t *testing.T) {
 	if !strings.Contains(string(b), `"outcome":"wrong"`) {
 		t.Errorf("outcomes not written by name: %s", b)
 	}
+	// A failure's reason is kept in the history (a compiler's assertion
+	// once stayed on the worker's stderr only); a success has none.
+	messages := 0
+	for i, e := range back.History {
+		r := rep.History[i].Result
+		switch {
+		case r.Outcome == OK && e.Message != "":
+			t.Errorf("history %d: a success with message %q", i, e.Message)
+		case r.Err != nil && r.Outcome != OK && e.Message != r.Err.Error():
+			t.Errorf("history %d: message %q, want %q", i, e.Message, r.Err)
+		}
+		if e.Message != "" {
+			messages++
+		}
+	}
+	if messages == 0 || !strings.Contains(string(b), `"message":"no"`) {
+		t.Errorf("no failure's message in the JSON: %s", b)
+	}
+}
+
+func TestCommonFailure(t *testing.T) {
+	var r Report
+	if o, msg, n := r.CommonFailure(); o != OK || msg != "" || n != 0 {
+		t.Errorf("empty report: %v %q %d", o, msg, n)
+	}
+	for _, res := range []Result{
+		{Outcome: Illegal, Err: errors.New("bszx=64 exceeds the 32 points along x")},
+		{Outcome: Wrong, Err: errors.New("c[0] = 1, want 2")},
+		{Outcome: Illegal, Err: errors.New("lmem=1 needs 9000 bytes")},
+		{Outcome: Illegal, Err: errors.New("bszx=64 exceeds the 32 points along x")},
+		{Outcome: OK, Ms: 1},
+	} {
+		r.add(Eval{Result: res})
+	}
+	if o, msg, n := r.CommonFailure(); o != Illegal || msg != "bszx=64 exceeds the 32 points along x" || n != 2 {
+		t.Errorf("CommonFailure() = %v, %q, %d", o, msg, n)
+	}
 }
 
 // preparer records the points Tune prepares and evaluates.

@@ -53,7 +53,7 @@ func TestBenchVerb(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db := filepath.Join(t.TempDir(), "records.db")
-	st, out, errs := hplopt("bench", "--kernels", "matmul", "--sizes", "tiny", "-s", "random,genetic", "-t", "tiny=2", "--out", dir,
+	st, out, errs := hplopt("bench", "--kernels", "matmul", "--sizes", "tiny", "-s", "random,genetic", "-t", "tiny=5", "--out", dir,
 		"--peak-tflops", "1", "--bandwidth-tbs", "0.1", "--db", db)
 	if st != 0 {
 		t.Fatalf("bench: status %d\n%s%s", st, out, errs)

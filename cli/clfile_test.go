@@ -170,8 +170,10 @@ func TestCLReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := tn.Report.Failures; f.Wrong != 3 || tn.Best != nil {
-		t.Errorf("failures %+v, best %v: want 3 wrong and no variant", f, tn.BestParams)
+	// A seed the kernel cannot have is Illegal (not run); every variant
+	// that ran is Wrong.
+	if f := tn.Report.Failures; f.Wrong < 1 || f.Wrong+f.Illegal != 3 || tn.Best != nil {
+		t.Errorf("failures %+v, best %v: want 3 wrong or illegal, at least one wrong, and no variant", f, tn.BestParams)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -44,6 +45,9 @@ func variantOf(cfg *runConfig) error {
 		return err
 	}
 	prob := op.Passes
+	if err := optimizer.CheckPins(prob, cfg.Pins); err != nil {
+		return err
+	}
 	p, err := transforms.Complete(prob, cfg.Pins)
 	if err != nil {
 		return err
@@ -67,6 +71,10 @@ func genVerb(cmd *command, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}
+	if err := checkFits(b, size, c.device, genCopies); err != nil {
+		fmt.Fprintf(stderr, "hplopt gen: %v\n", err)
+		return 1
+	}
 	inst, err := b.Instance(size, 1)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
@@ -77,6 +85,9 @@ func genVerb(cmd *command, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	prob := op.Passes
+	if err := optimizer.CheckPins(prob, c.pins); err != nil {
+		return fs.usageError(err, stdout, stderr)
+	}
 	p, err := transforms.Complete(prob, c.pins)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)

@@ -145,6 +145,9 @@ func parseRun(c *command, args []string) (*runConfig, *flagSet, error) {
 	if cfg.Bench, cfg.Size, err = cfg.size.benchmark(c, operands); err != nil {
 		return nil, fs, err
 	}
+	if err := checkFits(cfg.Bench, cfg.Size, cfg.Device, runCopies); err != nil {
+		return cfg, fs, &fitError{err}
+	}
 	if cfg.Params != "" {
 		if applyParams == nil {
 			return nil, fs, errors.New("--params is not supported yet")
@@ -161,6 +164,11 @@ func parseRun(c *command, args []string) (*runConfig, *flagSet, error) {
 // fails or its results are wrong, 2 on a usage error.
 func runVerb(c *command, args []string, stdout, stderr io.Writer) int {
 	cfg, fs, err := parseRun(c, args)
+	var fe *fitError
+	if errors.As(err, &fe) {
+		fmt.Fprintf(stderr, "hplopt run: %v\n", fe.err)
+		return 1
+	}
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}

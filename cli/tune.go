@@ -20,6 +20,7 @@ import (
 	"github.com/hplopt/hplopt/bench"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/runner"
 )
 
@@ -75,6 +76,7 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	intVar(fs, &s.Builders, "builders", 0, -1, 1024, fmt.Sprintf("builder processes that build upcoming variants while one is measured (0: the host's cores less one, %d here; -1: none, the measuring worker builds)", runner.DefaultBuilders()))
 	intVar(fs, &s.Builds, "builds", 0, 0, 4096, "upcoming variants prepared for the builders ahead of the one measured (0: twice the builders, at least 4)")
 	fs.Var(&orderFlag{&s.Order}, "order", "order of measuring the variants built ahead: ready (whichever is built first; the strategy still hears the results in the order it proposed them) or proposed (waiting for each build in turn)")
+	fs.Var(&checkFlag{&s.Check}, "check", "where the variants' outputs are compared with the expected ones: auto (on the device unless it is a CPU), device (wherever the device can) or host")
 	fs.Var(&cacheFlag{&s.Cache}, "cache", "directory of built programs kept between runs: builders' binaries and PoCL's kernel cache (\"\": $HPLOPT_CACHE, else hplopt under the user's cache directory; off: none)")
 	sizeVar(fs, &s.CacheMax, "cache-max", runner.DefaultCacheMax, "the cache's bound: each run prunes it to this `SIZE` first, least recently used entries first")
 	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")
@@ -149,12 +151,17 @@ func tuneVerb(c *command, args []string, stdout, stderr io.Writer) int {
 			reports = append(reports, t.JSON())
 		}
 		switch {
+		case errors.Is(err, optimizer.ErrPinned) && len(cfg.Sizes) == 1:
+			return fs.usageError(err, stdout, stderr) // --params, found before measuring
+		case errors.Is(err, optimizer.ErrPinned):
+			fmt.Fprintf(stderr, "hplopt tune: %s: %v\n", size, err)
+			status = 2
 		case err != nil:
 			fmt.Fprintf(stderr, "hplopt tune: %s: %v\n", size, err)
-			status = 1
+			status = max(status, 1)
 		case t.Best == nil && (t.Reused == nil || t.Reused.Exact):
 			fmt.Fprintf(stderr, "hplopt tune: no variant ran correctly in %d evaluations\n", t.Report.Evaluations)
-			status = 1
+			status = max(status, 1)
 		}
 	}
 	if len(cfg.Sizes) > 1 && len(done) > 0 {
@@ -170,6 +177,9 @@ func tuneVerb(c *command, args []string, stdout, stderr io.Writer) int {
 
 // tuneBenchmark sets the benchmark up at cfg.Size and searches.
 func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*hpl.Tuning, *kernels.Instance, error) {
+	if err := checkFits(cfg.Bench, cfg.Size, cfg.Device, tuneCopies); err != nil {
+		return nil, nil, err
+	}
 	inst, err := cfg.Bench.Instance(cfg.Size, cfg.DataSeed)
 	if err != nil {
 		return nil, nil, err
@@ -247,6 +257,9 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	fmt.Fprintf(w, "single-point  %.4f ms%s\n", t.BaselineMs, rate(inst.FLOPs, t.BaselineMs))
 	if t.Best == nil {
 		fmt.Fprintf(w, "best          none: %s\n", bench.NoResult(r.Evaluations))
+		if o, msg, n := r.CommonFailure(); n > 0 {
+			fmt.Fprintf(w, "why           %d of %d evaluations %s, %d of them with: %s\n", r.Failures.Count(o), r.Evaluations, o, n, oneLine(msg))
+		}
 	} else {
 		fmt.Fprintf(w, "best          %.4f ms%s, speedup %.2fx\n", r.BestMs, rate(inst.FLOPs, r.BestMs), t.Speedup())
 		fmt.Fprintf(w, "params        %s\n", formatParams(t.BestParams))
@@ -254,6 +267,14 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	if t.SinglePointFaster() {
 		fmt.Fprintf(w, "keep          the single-point kernel: no variant beat it (--emit writes it; Optimize runs it)\n")
 	}
+}
+
+// oneLine is the first line of msg, with a mark when more followed.
+func oneLine(msg string) string {
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		return msg[:i] + " ..."
+	}
+	return msg
 }
 
 // printReused prints the summary of a tuning taken from the records.

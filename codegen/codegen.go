@@ -38,7 +38,7 @@ func Fprint(w io.Writer, k *ast.Kernel) error {
 
 // Source returns the OpenCL C source of k.
 func Source(k *ast.Kernel) (src string, err error) {
-	p := &printer{kernel: k, params: map[string]*ast.Param{}, loopDecl: map[string]bool{}}
+	p := &printer{kernel: k, params: map[string]*ast.Param{}, loopDecl: map[string]bool{}, decls: map[string]*ast.Decl{}}
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(*Error); ok {
@@ -63,7 +63,9 @@ type printer struct {
 	indent   int
 	kernel   *ast.Kernel
 	params   map[string]*ast.Param
-	loopDecl map[string]bool // counters declared by a Decl in the kernel
+	loopDecl map[string]bool      // counters declared by a Decl in the kernel
+	decls    map[string]*ast.Decl // the kernel's declarations, for the memory space and type of vector loads
+	written  map[string]bool      // the arrays the kernel assigns
 }
 
 func (p *printer) fail(format string, args ...any) {
@@ -80,10 +82,8 @@ func (p *printer) line(format string, args ...any) {
 func written(k *ast.Kernel) map[string]bool {
 	w := map[string]bool{}
 	ast.Inspect(k.Body, func(n ast.Node) bool {
-		if a, ok := n.(*ast.Assign); ok {
-			if ix, ok := a.LHS.(*ast.Index); ok {
-				w[ix.Array] = true
-			}
+		if a, ok := n.(*ast.Assign); ok && a.Array() != "" {
+			w[a.Array()] = true
 		}
 		return true
 	})
@@ -105,6 +105,7 @@ func (p *printer) kernelDecl() {
 			usesDouble = usesDouble || n.Type == ast.Double
 		case *ast.Decl:
 			usesDouble = usesDouble || n.Type == ast.Double
+			p.decls[n.Name] = n
 			if n.Mem == ast.Local {
 				locals = append(locals, n)
 			} else if len(n.Extents) == 0 {
@@ -121,6 +122,7 @@ func (p *printer) kernelDecl() {
 		p.line("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
 	}
 	w := written(k)
+	p.written = w
 	var params []string
 	for _, q := range k.Params {
 		if q.Rank == 0 {
@@ -164,7 +166,11 @@ func (p *printer) kernelDecl() {
 	}
 	// OpenCL 1.2 wants __local variables at the kernel's outermost scope.
 	for _, d := range locals {
-		p.line("__local %s %s%s;", d.Type.CName(), d.Name, extents(d.Extents))
+		align := ""
+		if d.Align > 0 {
+			align = fmt.Sprintf(" __attribute__((aligned(%d)))", d.Align)
+		}
+		p.line("__local %s %s%s%s;", d.Type.VectorName(d.Width), d.Name, extents(d.Extents), align)
 	}
 	p.stmts(k.Body)
 	p.indent--
@@ -201,8 +207,17 @@ func (p *printer) stmt(s ast.Stmt) {
 		if s.Init != nil {
 			init = " = " + p.expr(s.Init, -1)
 		}
-		p.line("%s %s%s%s;", s.Type.CName(), s.Name, extents(s.Extents), init)
+		p.line("%s %s%s%s;", s.Type.VectorName(s.Width), s.Name, extents(s.Extents), init)
 	case *ast.Assign:
+		if l, ok := s.LHS.(*ast.Load); ok && !l.Aligned {
+			// vstoreN(value, 0, address); a compound assignment loads first.
+			val := p.expr(s.RHS, -1)
+			if op := s.Op.Binary(); op != 0 {
+				val = p.expr(l, op.Precedence()) + " " + op.String() + " " + p.expr(s.RHS, op.Precedence()+1)
+			}
+			p.line("vstore%d(%s, 0, %s);", l.Width, val, p.address(l.Ref))
+			return
+		}
 		p.line("%s %s %s;", p.expr(s.LHS, -1), s.Op, p.expr(s.RHS, -1))
 	case *ast.Block:
 		p.line("{")
@@ -287,6 +302,28 @@ func (p *printer) expr(x ast.Expr, ctx int) string {
 		return x.Func + "(" + strings.Join(args, ", ") + ")"
 	case *ast.Cast:
 		return "(" + x.Type.CName() + ")" + p.expr(x.X, 7)
+	case *ast.Load:
+		if x.Aligned {
+			// A dereference binds as a unary operator.
+			addr := p.address(x.Ref)
+			if p.params[x.Ref.Array] != nil {
+				addr = "(" + addr + ")"
+			}
+			s := fmt.Sprintf("*(%s *)%s", p.pointee(x), addr)
+			if ctx > 7 {
+				return "(" + s + ")"
+			}
+			return s
+		}
+		return fmt.Sprintf("vload%d(0, %s)", x.Width, p.address(x.Ref))
+	case *ast.Lane:
+		return p.expr(x.X, 8) + "." + ast.LaneName(x.Lane)
+	case *ast.Vector:
+		elems := make([]string, len(x.Elems))
+		for i, e := range x.Elems {
+			elems[i] = p.expr(e, -1)
+		}
+		return "(" + x.Type.VectorName(x.Width) + ")(" + strings.Join(elems, ", ") + ")"
 	}
 	p.fail("unknown expression %T", x)
 	return ""
@@ -308,6 +345,40 @@ func (p *printer) index(x *ast.Index) string {
 		p.fail("array %s has %d dimensions, indexed with %d", x.Array, q.Rank, len(x.Indices))
 	}
 	return x.Array + "[" + p.expr(Linear(x.Indices, q.Extents), -1) + "]"
+}
+
+// address is the address of an array element: a + offset for a global
+// array (flat in OpenCL), &a[i][j] for the others.
+func (p *printer) address(x *ast.Index) string {
+	if q := p.params[x.Array]; q != nil {
+		if len(x.Indices) != q.Rank {
+			p.fail("array %s has %d dimensions, indexed with %d", x.Array, q.Rank, len(x.Indices))
+		}
+		return x.Array + " + " + p.expr(Linear(x.Indices, q.Extents), 5)
+	}
+	return "&" + p.index(x)
+}
+
+// pointee is the pointer type of an aligned vector load or store: the
+// memory space and the vector type of the array's elements.
+func (p *printer) pointee(x *ast.Load) string {
+	space, t := "", ast.Invalid
+	if q := p.params[x.Ref.Array]; q != nil {
+		space, t = "__global ", q.Type
+		if q.Mem == ast.Constant {
+			space = "__constant "
+		} else if !p.written[q.Name] {
+			space = "__global const "
+		}
+	} else if d := p.decls[x.Ref.Array]; d != nil {
+		t = d.Type
+		if d.Mem == ast.Local {
+			space = "__local "
+		}
+	} else {
+		p.fail("vector load of %s, which is not declared", x.Ref.Array)
+	}
+	return space + t.VectorName(x.Width)
 }
 
 // Linear is the row-major offset of subscripts idx in an array of the given

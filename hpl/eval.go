@@ -9,6 +9,8 @@ import (
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/codegen"
+	"github.com/hplopt/hplopt/patterns"
+	"github.com/hplopt/hplopt/runner"
 )
 
 // Evaluation is one request to run a kernel, the paper's eval(kernel): it
@@ -293,8 +295,13 @@ func (e *Evaluation) domains(k *ast.Kernel, args []any) (global, local []int, er
 		return nil, nil, e.fail("global size %v has %d dimension(s), the kernel uses %d (%s)", global, len(global), dims, dimNames(dims))
 	}
 	for d, g := range global {
-		if g <= 0 || g > math.MaxInt32 {
+		switch {
+		case g <= 0:
 			return nil, nil, e.fail("global size %v: size %d in dimension %s is not positive", global, g, "xyz"[d:d+1])
+		case g > math.MaxInt32:
+			// Kernels index with 32-bit ints: a larger domain would wrap
+			// its ids.
+			return nil, nil, e.fail("global size %v: size %d in dimension %s exceeds the largest supported, 2^31-1", global, g, "xyz"[d:d+1])
 		}
 	}
 	local = e.local
@@ -329,6 +336,32 @@ func dimNames(n int) string {
 	return strings.Join([]string{"idx", "idy", "idz"}[:n], ", ")
 }
 
+// intArgs returns the values of k's int arguments in args (checked).
+func intArgs(k *ast.Kernel, args []any) map[string]int {
+	ints := map[string]int{}
+	for i, p := range k.Params {
+		if p.Rank == 0 && p.Type == ast.Int {
+			if v, err := scalarArg(p, args[i]); err == nil {
+				ints[p.Name] = int(v.(int32))
+			}
+		}
+	}
+	return ints
+}
+
+// arraySizes lists the array arguments of k (specialized for args) with
+// their sizes, for the memory check.
+func arraySizes(k *ast.Kernel, args []any) []runner.ArraySize {
+	w := writtenArrays(k)
+	var out []runner.ArraySize
+	for i, p := range k.Params {
+		if a, ok := args[i].(*Array); ok && p.Rank > 0 {
+			out = append(out, runner.ArraySize{Name: p.Name, Bytes: int64(a.Len()) * int64(a.t.Size()), Output: w[p.Name]})
+		}
+	}
+	return out
+}
+
 // localBytes is the local memory the kernel declares.
 func localBytes(k *ast.Kernel) int64 {
 	var n int64
@@ -350,8 +383,8 @@ func writtenArrays(k *ast.Kernel) map[string]bool {
 	w := map[string]bool{}
 	ast.Inspect(k.Body, func(n ast.Node) bool {
 		if a, ok := n.(*ast.Assign); ok {
-			if ix, ok := a.LHS.(*ast.Index); ok && k.Param(ix.Array) != nil {
-				w[ix.Array] = true
+			if arr := a.Array(); arr != "" && k.Param(arr) != nil {
+				w[arr] = true // an element, or a vector of elements
 			}
 		}
 		return true
@@ -389,11 +422,17 @@ func (e *Evaluation) Run(args ...any) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := patterns.CheckBounds(k, global, intArgs(k, args)); err != nil {
+		return e.fail("%v", err)
+	}
 	t, err := e.target()
 	if err != nil {
 		return e.fail("%v", err)
 	}
 	if err := t.checkLaunch(global, local, localBytes(k)); err != nil {
+		return e.fail("%v", err)
+	}
+	if err := t.checkMemory(arraySizes(k, args)); err != nil {
 		return e.fail("%v", err)
 	}
 	src, err := codegen.Source(k)
@@ -463,6 +502,9 @@ type target interface {
 	// checkLaunch rejects a launch geometry or a use of local memory the
 	// device does not allow.
 	checkLaunch(global, local []int, localBytes int64) error
+	// checkMemory rejects arrays the device cannot hold
+	// (runner.CheckDevice).
+	checkMemory(arrays []runner.ArraySize) error
 	// run builds src (once per source) and runs its kernel name.
 	run(src, name string, args []kernelArg, global, local []int) (time.Duration, error)
 }

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/hplopt/hplopt/ast"
-	"github.com/hplopt/hplopt/opencl"
 	"github.com/hplopt/hplopt/optimizer"
+	"github.com/hplopt/hplopt/patterns"
 	"github.com/hplopt/hplopt/runner"
 )
 
@@ -101,14 +101,16 @@ func (e *Evaluation) problem(args []any) (*optimizer.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := e.spec
-	if d, ok := e.dev.(*opencl.Device); ok && d != nil {
-		spec = d.Spec()
+	if err := patterns.CheckBounds(k, global, intArgs(k, args)); err != nil {
+		return nil, e.fail("%v", err)
 	}
-	dev, err := opencl.Select(spec)
+	// The device of the evaluation's session: opened once per process,
+	// under the runner's lock (runner.Open).
+	t, err := e.target()
 	if err != nil {
-		return nil, err
+		return nil, e.fail("%v", err)
 	}
+	dev := t.s.Device()
 	data := &runner.Problem{}
 	written := writtenArrays(k)
 	for i, p := range k.Params {

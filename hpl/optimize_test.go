@@ -216,19 +216,32 @@ func TestTuneSlowSinglePoint(t *testing.T) {
 		t.Skip("starts a worker and tunes for a few seconds")
 	}
 	const n = 1 << 15
-	x, y := hpl.NewArray(hpl.Float32, n), hpl.NewArray(hpl.Float32, 4096)
-	start := time.Now()
 	const budget = 3 * time.Second
-	tu, err := hpl.Eval(slow).Tune(context.Background(), hpl.OptimizerSettings{Strategy: "random", Time: budget, Cache: optimizer.NoCache}, y, x, int32(n))
-	took := time.Since(start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("single-point %.1f ms, %d timed launches; setup %v, search %v (%d evaluations); %v in all", tu.BaselineMs, tu.BaselineRuns, tu.Setup, tu.Report.Elapsed, tu.Report.Evaluations, took)
-	if tu.BaselineRuns >= 5 || tu.BaselineMs*float64(tu.BaselineRuns) > 1.5*float64(budget/4/time.Millisecond) {
-		t.Errorf("%d timed launches of %.1f ms within a quarter of a %v budget", tu.BaselineRuns, tu.BaselineMs, budget)
-	}
-	if took > budget+2*time.Second {
-		t.Errorf("a tuning with a budget of %v took %v", budget, took)
+	quarter := float64(budget / 4 / time.Millisecond)
+	// The kernel must be slow enough that five timed launches pass a
+	// quarter of the budget on the machine that runs the test: it is made
+	// four times longer (more work-items) until it is.
+	for items := 16384; ; items *= 4 {
+		x, y := hpl.NewArray(hpl.Float32, n), hpl.NewArray(hpl.Float32, items)
+		start := time.Now()
+		tu, err := hpl.Eval(slow).Tune(context.Background(), hpl.OptimizerSettings{Strategy: "random", Time: budget, Cache: optimizer.NoCache}, y, x, int32(n))
+		took := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d work-items: single-point %.1f ms, %d timed launches; setup %v, search %v (%d evaluations); %v in all", items, tu.BaselineMs, tu.BaselineRuns, tu.Setup, tu.Report.Elapsed, tu.Report.Evaluations, took)
+		if tu.BaselineMs*5 <= quarter && items < 1<<20 {
+			continue
+		}
+		if tu.BaselineMs*5 <= quarter {
+			t.Fatalf("the single-point kernel takes %.1f ms with %d work-items: too fast to test the rule", tu.BaselineMs, items)
+		}
+		if tu.BaselineRuns >= 5 || tu.BaselineMs*float64(tu.BaselineRuns) > 1.5*quarter {
+			t.Errorf("%d timed launches of %.1f ms within a quarter of a %v budget", tu.BaselineRuns, tu.BaselineMs, budget)
+		}
+		if took > budget+2*time.Second {
+			t.Errorf("a tuning with a budget of %v took %v", budget, took)
+		}
+		return
 	}
 }

@@ -87,6 +87,10 @@ func (s session) checkLaunch(global, local []int, localBytes int64) error {
 	return s.s.CheckLaunch(global, local, localBytes)
 }
 
+func (s session) checkMemory(arrays []runner.ArraySize) error {
+	return runner.CheckDevice(s.s.Device(), arrays, 0)
+}
+
 func (s session) run(src, name string, args []kernelArg, global, local []int) (time.Duration, error) {
 	kargs := make([]runner.KernelArg, len(args))
 	for i, a := range args {

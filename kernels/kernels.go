@@ -203,14 +203,35 @@ func (b *Benchmark) Validate(s Size) error {
 			return fmt.Errorf("kernels: %s: -k value %d is %d; loop lengths must be positive", b.Name, i+1, v)
 		}
 	}
-	big, err := b.limits(b, s)
+	big, err := b.largest(s)
 	if err != nil {
 		return err
 	}
-	if big = max(big, prod(s.N)); big > maxElems || big < 0 {
+	if big > maxElems || big < 0 {
 		return fmt.Errorf("kernels: %s at %s needs an array of more than 2^31-1 elements", b.Name, s)
 	}
 	return nil
+}
+
+// Largest returns the number of elements of the largest array of an
+// instance of size s (every array of the benchmarks holds float32), so
+// that callers can check it fits the device and the host before Instance
+// allocates anything. s must be valid (Validate).
+func (b *Benchmark) Largest(s Size) (int, error) {
+	if err := b.Validate(s); err != nil {
+		return 0, err
+	}
+	return b.largest(s)
+}
+
+// largest is the benchmark's limits hook and the domain's points, the
+// larger (past 2^31-1: 2^31).
+func (b *Benchmark) largest(s Size) (int, error) {
+	big, err := b.limits(b, s)
+	if err != nil {
+		return 0, err
+	}
+	return max(big, prod(s.N)), nil
 }
 
 // square checks that the two global dimensions of s are equal, for a

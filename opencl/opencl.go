@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -69,6 +70,9 @@ type Device struct {
 	LocalMemSize     int64
 	GlobalMemSize    int64
 	MaxAllocSize     int64
+	// MemBaseAddrAlign is the alignment in bytes that the origin of a
+	// sub-buffer needs (CL_DEVICE_MEM_BASE_ADDR_ALIGN, given in bits).
+	MemBaseAddrAlign int
 	// Extensions lists the device's OpenCL extensions (CL_DEVICE_EXTENSIONS),
 	// separated by spaces.
 	Extensions string
@@ -133,8 +137,20 @@ func deviceUint(id C.cl_device_id, param C.cl_device_info, size uintptr) uint64 
 	return uint64(v)
 }
 
+// discovery serializes the queries of platforms and devices. The ICD
+// loader (ocl-icd) and implementations such as PoCL set themselves up on a
+// process's first clGetPlatformIDs, and that setup is not safe for
+// concurrent callers: goroutines enumerating at once at program start
+// crashed the process (SIGSEGV) or found no platform. Every path to a
+// platform or device (Platforms, Platform.Devices, and so AllDevices,
+// Select and Open) holds it.
+var discovery sync.Mutex
+
 // Platforms lists the installed platforms; ErrNoPlatform when there are none.
+// It is safe for concurrent use.
 func Platforms() ([]*Platform, error) {
+	discovery.Lock()
+	defer discovery.Unlock()
 	var n C.cl_uint
 	st := C.clGetPlatformIDs(0, nil, &n)
 	if st == -1001 || (st == C.CL_SUCCESS && n == 0) {
@@ -159,8 +175,10 @@ func Platforms() ([]*Platform, error) {
 	return out, nil
 }
 
-// Devices lists the platform's devices.
+// Devices lists the platform's devices. It is safe for concurrent use.
 func (p *Platform) Devices() ([]*Device, error) {
+	discovery.Lock()
+	defer discovery.Unlock()
 	var n C.cl_uint
 	st := C.clGetDeviceIDs(p.id, C.CL_DEVICE_TYPE_ALL, 0, nil, &n)
 	if st == C.CL_DEVICE_NOT_FOUND || n == 0 {
@@ -187,6 +205,7 @@ func (p *Platform) Devices() ([]*Device, error) {
 			LocalMemSize:     int64(deviceUint(id, C.CL_DEVICE_LOCAL_MEM_SIZE, 8)),
 			GlobalMemSize:    int64(deviceUint(id, C.CL_DEVICE_GLOBAL_MEM_SIZE, 8)),
 			MaxAllocSize:     int64(deviceUint(id, C.CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8)),
+			MemBaseAddrAlign: int(deviceUint(id, C.CL_DEVICE_MEM_BASE_ADDR_ALIGN, 4)) / 8,
 			Extensions:       deviceString(id, C.CL_DEVICE_EXTENSIONS),
 		}
 		dims := int(deviceUint(id, C.CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 4))
@@ -330,6 +349,22 @@ func (c *Context) NewBuffer(size int) (*Buffer, error) {
 	var st C.cl_int
 	mem := C.clCreateBuffer(c.ctx, C.CL_MEM_READ_WRITE, C.size_t(size), nil, &st)
 	if err := check("clCreateBuffer", st); err != nil {
+		return nil, err
+	}
+	return &Buffer{Size: size, mem: mem}, nil
+}
+
+// Sub creates a buffer of size bytes inside b, from byte origin on
+// (clCreateSubBuffer): a kernel given it sees those bytes alone. origin
+// must be a multiple of the device's MemBaseAddrAlign. Close it before b.
+func (b *Buffer) Sub(origin, size int) (*Buffer, error) {
+	if origin < 0 || size <= 0 || origin+size > b.Size {
+		return nil, fmt.Errorf("opencl: a sub-buffer of %d bytes at %d in a buffer of %d", size, origin, b.Size)
+	}
+	region := C.cl_buffer_region{origin: C.size_t(origin), size: C.size_t(size)}
+	var st C.cl_int
+	mem := C.clCreateSubBuffer(b.mem, C.CL_MEM_READ_WRITE, C.CL_BUFFER_CREATE_TYPE_REGION, unsafe.Pointer(&region), &st)
+	if err := check("clCreateSubBuffer", st); err != nil {
 		return nil, err
 	}
 	return &Buffer{Size: size, mem: mem}, nil

@@ -262,6 +262,11 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	if err != nil {
 		return nil, err
 	}
+	// The worker's Measurer checks this again; here it is found before
+	// the problem is copied to a worker process.
+	if err := runner.CheckDevice(prob.Device, prob.Data.Sizes(), 1); err != nil {
+		return nil, err
+	}
 	tuning := func(rep *autotune.Report, base float64) *Tuning {
 		t := &Tuning{Kernel: ps.Kernel.Name, Device: prob.Device.Name, Settings: set, Report: rep, SpaceSize: s.space.Size(), BaselineMs: base,
 			SinglePointSource: src, Key: key, Reused: pl.reuse, Warnings: warnings, Date: time.Now()}
@@ -292,7 +297,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	w, err := runner.StartWorker(bctx, prob.Data, ref, runner.WorkerSettings{
 		Device: prob.Device.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Builders: set.builders(), Cache: cache,
 		CompileTimeout: buildLimit(total),
-		Measure:        runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2},
+		Measure:        runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2, Check: set.Check},
 		StartTimeout:   total,
 		ReferenceTime:  total / 4,
 	})
@@ -462,9 +467,14 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[stri
 	if err != nil {
 		return nil, err
 	}
-	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, Halo: len(halos) > 0, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, Fixed: set.Fixed})
+	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, Halo: len(halos) > 0, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, CPU: cpu, Transposable: transforms.Transposable(ps), Fixed: set.Fixed})
 	if err != nil {
 		return nil, err
+	}
+	if len(set.Fixed) > 0 {
+		if err := checkFeasible(ps, space, toParams, set.Fixed); err != nil {
+			return nil, err
+		}
 	}
 	opt := strategies.Options{Genetic: set.Genetic}
 	for _, m := range first {

@@ -74,17 +74,36 @@ func TestSearchSequence(t *testing.T) {
 	}
 }
 
-// matmulTiny is the optimizer's problem of MATMUL tiny on a device with
-// fixed limits (PoCL's), so that the space does not depend on the machine;
-// only the scalars of the data are read.
+// matmulTiny is the optimizer's problem of MATMUL tiny (problemOf).
 func matmulTiny(t *testing.T) *optimizer.Problem {
 	t.Helper()
-	b, _ := kernels.Get("matmul")
+	prob := problemOf(t, "matmul")
+	if prob.Passes.Info == nil || prob.Passes.Ints["limk"] == 0 {
+		t.Fatalf("problem without the pattern table or the loop length: %+v", prob.Passes)
+	}
+	return prob
+}
+
+// problemOf is the problem of benchmark name at its tiny size, on a
+// device with fixed limits (PoCL's), so that the space does not depend on
+// the machine; only the scalars of the data are read. No device is used.
+func problemOf(t *testing.T, name string) *optimizer.Problem {
+	t.Helper()
+	b, err := kernels.Find(name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	in, err := b.Instance(b.Sizes["tiny"], 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := hpl.Specialize(b.Kernel, in.Args...)
+	return problemFor(t, b.Kernel, in.Global, in.Args)
+}
+
+// problemFor is problemOf for kernel k on args over domain.
+func problemFor(t *testing.T, kernel *hpl.Kernel, domain []int, args []any) *optimizer.Problem {
+	t.Helper()
+	k, err := hpl.Specialize(kernel, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +111,7 @@ func matmulTiny(t *testing.T) *optimizer.Problem {
 	data := &runner.Problem{}
 	for i, p := range k.Params {
 		a := runner.Arg{Name: p.Name, Type: p.Type, Scalar: p.Rank == 0}
-		switch v := in.Args[i].(type) {
+		switch v := args[i].(type) {
 		case int32:
 			a.Value = float64(v)
 		case float32:
@@ -100,12 +119,9 @@ func matmulTiny(t *testing.T) *optimizer.Problem {
 		}
 		data.Args = append(data.Args, a)
 	}
-	prob, err := optimizer.NewProblem(k, in.Global, data, dev)
+	prob, err := optimizer.NewProblem(k, domain, data, dev)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if prob.Passes.Info == nil || prob.Passes.Ints["limk"] == 0 {
-		t.Fatalf("problem without the pattern table or the loop length: %+v", prob.Passes)
 	}
 	return prob
 }

@@ -6,30 +6,35 @@ import "github.com/hplopt/hplopt/transforms"
 // single-point setting. On a GPU: the register-blocked, local-memory shapes
 // that hand-tuned GPU kernels use (work-groups of 256, a few points per
 // work-item, interleaved singly or in runs of two, tiles of 16 or 32). On a
-// CPU device (cpu): few work-items per group, each with a run of 16 points
-// along x in vectors of 4, the shapes that won PoCL's searches (the GPU
-// shapes are slow there: 2DCONV's first takes 4 times the single-point
-// kernel), and wide work-groups of one point per work-item, which PoCL
-// vectorizes across work-items (stencils without loops run 2 to 3 times
-// faster so than with the work-groups PoCL chooses).
-// Parameters fixed by the user are pinned by the space anyway;
-// values outside the space are repaired.
+// CPU device (cpu): first, work-groups of one work-item that computes a
+// block of rows of 32 or 64 points along x as 16-wide vectors (vec=16), the
+// shape that took MATMUL 1024 on PoCL from 0.2x of OpenBLAS to more than it
+// (docs/results/pocl/matmul-openblas.md); then few work-items per group,
+// each with a run of 16 points along x in vectors of 4, the shapes that won
+// PoCL's searches before (the GPU shapes are slow there: 2DCONV's first
+// takes 4 times the single-point kernel), and wide work-groups of one point
+// per work-item, which PoCL vectorizes across work-items (stencils without
+// loops run 2 to 3 times faster so than with the work-groups PoCL chooses).
+// Parameters fixed by the user are pinned by the space anyway; values
+// outside the space are repaired.
 func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 	type shape struct {
 		local, block          [3]int
 		vw, tile, lcopy, lmem int
 		uf                    int
+		scalar                bool // interleave 0 (points side by side), else 1
+		vec                   int
 	}
 	shapes := map[int][]shape{
-		1: {{[3]int{128, 1, 1}, [3]int{4, 1, 1}, 1, 32, 0, 1, 4}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 32, 0, 1, 4}},
-		2: {{[3]int{16, 16, 1}, [3]int{8, 8, 1}, 2, 16, 0, 1, 4}, {[3]int{16, 8, 1}, [3]int{8, 8, 1}, 1, 32, 1, 1, 4}, {[3]int{16, 16, 1}, [3]int{8, 8, 1}, 1, 32, 0, 1, 4}, {[3]int{16, 16, 1}, [3]int{4, 4, 1}, 1, 32, 0, 1, 4}, {[3]int{32, 8, 1}, [3]int{4, 8, 1}, 1, 32, 0, 1, 4}},
-		3: {{[3]int{16, 8, 2}, [3]int{1, 2, 2}, 1, 32, 0, 1, 4}, {[3]int{32, 4, 2}, [3]int{2, 2, 1}, 1, 32, 0, 1, 4}},
+		1: {{[3]int{128, 1, 1}, [3]int{4, 1, 1}, 1, 32, 0, 1, 4, false, 0}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 32, 0, 1, 4, false, 0}},
+		2: {{[3]int{16, 16, 1}, [3]int{8, 8, 1}, 2, 16, 0, 1, 4, false, 0}, {[3]int{16, 8, 1}, [3]int{8, 8, 1}, 1, 32, 1, 1, 4, false, 0}, {[3]int{16, 16, 1}, [3]int{8, 8, 1}, 1, 32, 0, 1, 4, false, 0}, {[3]int{16, 16, 1}, [3]int{4, 4, 1}, 1, 32, 0, 1, 4, false, 0}, {[3]int{32, 8, 1}, [3]int{4, 8, 1}, 1, 32, 0, 1, 4, false, 0}},
+		3: {{[3]int{16, 8, 2}, [3]int{1, 2, 2}, 1, 32, 0, 1, 4, false, 0}, {[3]int{32, 4, 2}, [3]int{2, 2, 1}, 1, 32, 0, 1, 4, false, 0}},
 	}
 	if cpu {
 		shapes = map[int][]shape{
-			1: {{[3]int{1, 1, 1}, [3]int{16, 1, 1}, 4, 0, 0, 0, 8}, {[3]int{4, 1, 1}, [3]int{16, 1, 1}, 1, 256, 0, 0, 16}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1}},
-			2: {{[3]int{4, 2, 1}, [3]int{16, 2, 1}, 4, 0, 0, 0, 8}, {[3]int{32, 4, 1}, [3]int{16, 16, 1}, 4, 32, 0, 1, 4}, {[3]int{16, 8, 1}, [3]int{16, 8, 1}, 1, 256, 0, 1, 4}, {[3]int{64, 4, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1}},
-			3: {{[3]int{1, 2, 2}, [3]int{16, 1, 2}, 4, 0, 0, 0, 8}, {[3]int{1, 4, 4}, [3]int{16, 1, 4}, 4, 8, 0, 1, 8}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1}},
+			1: {{[3]int{1, 1, 1}, [3]int{64, 1, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 1, 1}, [3]int{16, 1, 1}, 4, 0, 0, 0, 8, false, 0}, {[3]int{4, 1, 1}, [3]int{16, 1, 1}, 1, 256, 0, 0, 16, false, 0}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1, false, 0}},
+			2: {{[3]int{1, 1, 1}, [3]int{32, 8, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 1, 1}, [3]int{16, 8, 1}, 1, 0, 0, 0, 8, true, 16}, {[3]int{4, 2, 1}, [3]int{16, 2, 1}, 4, 0, 0, 0, 8, false, 0}, {[3]int{32, 4, 1}, [3]int{16, 16, 1}, 4, 32, 0, 1, 4, false, 0}, {[3]int{16, 8, 1}, [3]int{16, 8, 1}, 1, 256, 0, 1, 4, false, 0}, {[3]int{64, 4, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1, false, 0}},
+			3: {{[3]int{1, 1, 1}, [3]int{32, 4, 1}, 1, 0, 0, 0, 4, true, 16}, {[3]int{1, 2, 2}, [3]int{16, 1, 2}, 4, 0, 0, 0, 8, false, 0}, {[3]int{1, 4, 4}, [3]int{16, 1, 4}, 4, 8, 0, 1, 8, false, 0}, {[3]int{256, 1, 1}, [3]int{1, 1, 1}, 1, 0, 0, 0, 1, false, 0}},
 		}
 	}
 	list := shapes[len(domain)]
@@ -41,7 +46,11 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 	}
 	var out []map[string]int
 	for _, sh := range list {
-		m := map[transforms.Name]int{transforms.FullUnroll: 1, transforms.Interleave: 1, transforms.VW: sh.vw, transforms.LMem: sh.lmem, transforms.LCopy: sh.lcopy, transforms.UF: sh.uf}
+		il := 1
+		if sh.scalar {
+			il = 0
+		}
+		m := map[transforms.Name]int{transforms.FullUnroll: 1, transforms.Interleave: il, transforms.VW: sh.vw, transforms.LMem: sh.lmem, transforms.LCopy: sh.lcopy, transforms.UF: sh.uf, transforms.Vec: max(1, sh.vec)}
 		for d, n := range domain {
 			lsz, bsz := min(sh.local[d], n), min(sh.block[d], n)
 			blocks := (n + bsz - 1) / bsz

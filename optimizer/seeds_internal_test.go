@@ -19,11 +19,11 @@ func TestCanonicalSeeds(t *testing.T) {
 		{[]int{16000003}, nil},
 		{[]int{128, 128, 128}, nil},
 	} {
-		space, _, err := Table2(Table2Spec{Domain: c.domain, Loops: c.loops})
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, cpu := range []bool{false, true} {
+			space, _, err := Table2(Table2Spec{Domain: c.domain, Loops: c.loops, CPU: cpu})
+			if err != nil {
+				t.Fatal(err)
+			}
 			seeds := canonicalSeeds(c.domain, c.loops, cpu)
 			if len(seeds) < 2 {
 				t.Errorf("%v %v cpu=%v: %d seeds", c.domain, c.loops, cpu, len(seeds))
@@ -38,8 +38,13 @@ func TestCanonicalSeeds(t *testing.T) {
 				// Values outside the space are repaired (a tile as long as
 				// its loop, a work-group larger than the blocks); the shape
 				// of a CPU seed, runs of 16 points in vectors of 4 along x,
-				// stays.
-				if cpu && (got["bszx"] != m["bszx"] || got["vw"] != m["vw"] || got["lmem"] != m["lmem"]) {
+				// stays, as does the vector width of the vector shapes
+				// where vectors divide the points along x.
+				vec := m["vec"]
+				if c.domain[0]%vec != 0 {
+					vec = 1
+				}
+				if cpu && (got["bszx"] != m["bszx"] || got["vw"] != m["vw"] || got["lmem"] != m["lmem"] || got["vec"] != vec) {
 					t.Errorf("%v %v: CPU seed %v repaired to %v", c.domain, c.loops, m, got)
 				}
 			}

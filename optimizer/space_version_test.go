@@ -22,14 +22,14 @@ func spaceDump(t *testing.T) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "version %s\n", optimizer.SpaceVersion)
 	for _, spec := range []optimizer.Table2Spec{
-		{Domain: []int{960}, Loops: []int{15}},                                        // 1DCONV tiny
-		{Domain: []int{32, 32}, Loops: []int{16}, MaxWorkGroup: 256},                  // MATMUL tiny on a GPU
-		{Domain: []int{1024, 1024}, Loops: []int{1024}, MaxWorkGroup: 4096},           // MATMUL S on PoCL
-		{Domain: []int{48, 32}, Loops: []int{5, 3}, MaxWorkItems: [3]int{64, 64, 64}}, // 2DCONV tiny
-		{Domain: []int{16, 8, 8}, Loops: []int{2, 3, 4}},                              // 3DCONV tiny
-		{Domain: []int{100}, Loops: []int{0}},                                         // a loop of unknown length
-		{Domain: []int{7, 5}},                                                         // no compute loop
-		{Domain: []int{7, 5}, Halo: true},                                             // no compute loop, a stencil's halo to stage
+		{Domain: []int{960}, Loops: []int{15}},                                                             // 1DCONV tiny
+		{Domain: []int{32, 32}, Loops: []int{16}, MaxWorkGroup: 256, Transposable: true},                   // MATMUL tiny on a GPU
+		{Domain: []int{1024, 1024}, Loops: []int{1024}, MaxWorkGroup: 4096, CPU: true, Transposable: true}, // MATMUL S on PoCL
+		{Domain: []int{48, 32}, Loops: []int{5, 3}, MaxWorkItems: [3]int{64, 64, 64}},                      // 2DCONV tiny
+		{Domain: []int{16, 8, 8}, Loops: []int{2, 3, 4}},                                                   // 3DCONV tiny
+		{Domain: []int{100}, Loops: []int{0}},                                                              // a loop of unknown length
+		{Domain: []int{7, 5}},                                                                              // no compute loop
+		{Domain: []int{7, 5}, Halo: true},                                                                  // no compute loop, a stencil's halo to stage
 	} {
 		space, _, err := optimizer.Table2(spec)
 		if err != nil {

@@ -26,13 +26,25 @@ type Table2Spec struct {
 	// MaxWorkItems is the device's largest local size per dimension.
 	// Default 0: 1024.
 	MaxWorkItems [3]int
+	// CPU says that the device is a CPU: vec then ranges over 4, 8 and 16
+	// (SIMD registers of 128 to 512 bits) instead of 2 and 4 (a GPU's 64-
+	// and 128-bit loads), and the GPU techniques (prefetch, warp, gswz)
+	// are left out. Default false: a GPU.
+	CPU bool
+	// Transposable says that the kernel reads a tile along a compute loop
+	// after a global id (a[idy][k]), so that ltrans can act
+	// (transforms.Transposable). Default false: ltrans is left out.
+	Transposable bool
 	// Halo says that the kernel, without compute loops, reads arrays in a
 	// neighbourhood of the point that lmem stages in local memory
 	// (transforms.Halos). Default false: lmem only with compute loops.
 	Halo bool
 	// Fixed pins parameters to one value each, whether or not the value is
 	// among the candidates (the passes still judge it legal or not); the
-	// search then runs over the others. Default nil: nothing pinned.
+	// search then runs over the others. A value outside the range its
+	// parameter can take for the domain, loops and device (a zero local or
+	// block size, a local size above the work-group) is an error naming
+	// the pin and the range. Default nil: nothing pinned.
 	Fixed map[transforms.Name]int
 }
 
@@ -41,7 +53,7 @@ type Table2Spec struct {
 // so that records of another space are never applied to this one (they are
 // marked stale). Bump it whenever the space changes; TestSpaceVersion
 // fails when the space of a few kernels changes while it stays the same.
-const SpaceVersion = "table2-2"
+const SpaceVersion = "table2-3"
 
 // Limits of the Table 2 ranges.
 const (
@@ -52,6 +64,10 @@ const (
 )
 
 var blockSizes = []int{1, 2, 4, 8, 16}
+
+// cpuBlocksX are the block sizes along x on a CPU device: runs of up to
+// four 16-wide vectors (vec) per row of a work-item's block.
+var cpuBlocksX = []int{1, 2, 4, 8, 16, 32, 64}
 var unrollFactors = []int{1, 2, 4, 8, 16}
 
 // Table2 builds the space of the optimizer's parameters (the paper's
@@ -61,7 +77,8 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 // space (those of transforms.Relevant). Their order and ranges, N_d being
 // the points along dimension d and L_i the length of compute loop i:
 //
-//	bszx bszy bszz   {1, 2, 4, 8, 16}, at most N_d.
+//	bszx bszy bszz   {1, 2, 4, 8, 16}, at most N_d; on a CPU bszx also 32
+//	                 and 64 (several vectors of vec points per row).
 //	fullunroll       {0, 1}; only 0 when every bsz is 1 (nothing to unroll).
 //	interleave       {0, 1}; only 0 when every bsz is 1 (no effect).
 //	vw               1, and with interleave the runs 2 and 4 below the
@@ -90,6 +107,19 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	lmem             {0, 1}; only 0 without compute loops, unless Halo.
 //	lcopy            {0, 1} with lmem, else 0: copies into local memory as
 //	                 loops (1) or straight-line code (0).
+//	vec              1, and the vector widths (2 and 4 on a GPU, 4, 8 and
+//	                 16 on a CPU) that divide the run of points along x (bszx,
+//	                 or min(vw, bszx) with interleave) and N_x.
+//	pack             {0, 1} with lmem, else 0.
+//	ltrans           {0, 1} with lmem when the kernel is Transposable, else 0.
+//	prefetch         {0, 1, 2} with lmem and a tiled loop (some tw > 0) on a
+//	                 GPU, else 0.
+//	warp             0, and on a GPU with two or more dimensions the widths
+//	                 w in {1, 2, 4, 8, 16} below min(lszx, 32) with w
+//	                 dividing lszx and 32/w dividing lszy.
+//	gswz             1, and on a GPU with two or more dimensions the bands
+//	                 g in {2, 4, 8} that divide the szy/lszy rows of groups
+//	                 when there are two or more columns (szx/lszx).
 //
 // The order puts each parameter right after those its range reads, which
 // keeps the memo tables of the counting small (a 3D space of 3e9 points is
@@ -121,7 +151,11 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 	for d := 0; d < dims; d++ {
 		n := spec.Domain[d]
 		var r []int
-		for _, b := range blockSizes {
+		sizes := blockSizes
+		if d == 0 && spec.CPU {
+			sizes = cpuBlocksX
+		}
+		for _, b := range sizes {
 			if b <= n {
 				r = append(r, b)
 			}
@@ -161,7 +195,8 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 		params = append(params,
 			autotune.Param{Name: name(transforms.FullUnroll), Deps: deps, Range: blockFlag},
 			autotune.Param{Name: name(transforms.Interleave), Deps: deps, Range: blockFlag},
-			autotune.Param{Name: name(transforms.VW), Deps: append([]string{name(transforms.Interleave)}, deps...), Range: runs})
+			autotune.Param{Name: name(transforms.VW), Deps: append([]string{name(transforms.Interleave)}, deps...), Range: runs},
+			vecParam(spec))
 	}
 	for d := 0; d < dims; d++ {
 		n := spec.Domain[d]
@@ -189,9 +224,15 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 			}
 			return r
 		}})
+		if d == 1 {
+			params = append(params, warpParam(spec))
+		}
 		params = append(params, autotune.Param{Name: name(transforms.Global(d)), Deps: []string{bsz, lsz}, Range: func(p autotune.Point) []int {
 			return globalSizes(ceilDiv(n, p.Get(bsz)), p.Get(lsz))
 		}})
+		if d == 1 {
+			params = append(params, swizzleParam(spec))
+		}
 	}
 	for i, l := range spec.Loops {
 		r := tileSizes(l)
@@ -222,12 +263,38 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 		lmem = []int{0, 1}
 	}
 	params = append(params, autotune.Param{Name: name(transforms.LMem), Range: func(autotune.Point) []int { return lmem }})
-	params = append(params, autotune.Param{Name: name(transforms.LCopy), Deps: []string{name(transforms.LMem)}, Range: func(p autotune.Point) []int {
-		if p.Get(name(transforms.LMem)) == 1 {
-			return []int{0, 1}
+	withLMem := func(r []int) func(autotune.Point) []int {
+		return func(p autotune.Point) []int {
+			if p.Get(name(transforms.LMem)) == 1 {
+				return r
+			}
+			return []int{0}
 		}
-		return []int{0}
-	}})
+	}
+	params = append(params, autotune.Param{Name: name(transforms.LCopy), Deps: []string{name(transforms.LMem)}, Range: withLMem([]int{0, 1})})
+	if loops > 0 {
+		params = append(params, autotune.Param{Name: name(transforms.Pack), Deps: []string{name(transforms.LMem)}, Range: withLMem([]int{0, 1})})
+		trans := []int{0}
+		if spec.Transposable {
+			trans = []int{0, 1}
+		}
+		params = append(params, autotune.Param{Name: name(transforms.LTrans), Deps: []string{name(transforms.LMem)}, Range: withLMem(trans)})
+		deps := []string{name(transforms.LMem)}
+		for i := range loops {
+			deps = append(deps, name(transforms.Tile(i)))
+		}
+		params = append(params, autotune.Param{Name: name(transforms.Prefetch), Deps: deps, Range: func(p autotune.Point) []int {
+			if spec.CPU || p.Get(name(transforms.LMem)) == 0 {
+				return []int{0}
+			}
+			for _, tw := range deps[1:] {
+				if p.Get(tw) > 0 {
+					return []int{0, 1, 2}
+				}
+			}
+			return []int{0}
+		}})
+	}
 
 	for n := range spec.Fixed {
 		found := false
@@ -235,8 +302,11 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 			found = found || p.Name == string(n)
 		}
 		if !found {
-			return nil, nil, fmt.Errorf("optimizer: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
+			return nil, nil, pinErrorf("optimizer: cannot pin %s: the kernel's Table 2 parameters are %s", n, paramNames(params))
 		}
+	}
+	if err := checkPins(spec, maxWG); err != nil {
+		return nil, nil, err
 	}
 	for i := range params {
 		if v, ok := spec.Fixed[transforms.Name(params[i].Name)]; ok {
@@ -259,6 +329,68 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 		return tp
 	}
 	return s, toParams, nil
+}
+
+// vecParam is vec's range: the vector widths that divide the run of points
+// along x and the points along x.
+func vecParam(spec Table2Spec) autotune.Param {
+	name := func(n transforms.Name) string { return string(n) }
+	widths := []int{2, 4}
+	if spec.CPU {
+		widths = []int{4, 8, 16}
+	}
+	bszx, il, vw := name(transforms.BszX), name(transforms.Interleave), name(transforms.VW)
+	return autotune.Param{Name: name(transforms.Vec), Deps: []string{bszx, il, vw}, Range: func(p autotune.Point) []int {
+		run := p.Get(bszx)
+		if p.Get(il) == 1 {
+			run = min(run, p.Get(vw))
+		}
+		r := []int{1}
+		for _, w := range widths {
+			if w <= run && run%w == 0 && spec.Domain[0]%w == 0 {
+				r = append(r, w)
+			}
+		}
+		return r
+	}}
+}
+
+// warpParam is warp's range: 0, and on a GPU the sub-block widths that tile
+// the work-group and change the layout.
+func warpParam(spec Table2Spec) autotune.Param {
+	lx, ly := string(transforms.LszX), string(transforms.LszY)
+	return autotune.Param{Name: string(transforms.Warp), Deps: []string{lx, ly}, Range: func(p autotune.Point) []int {
+		r := []int{0}
+		if spec.CPU {
+			return r
+		}
+		x, y := p.Get(lx), p.Get(ly)
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			if w < min(x, 32) && x%w == 0 && y%(32/w) == 0 {
+				r = append(r, w)
+			}
+		}
+		return r
+	}}
+}
+
+// swizzleParam is gswz's range: 1, and on a GPU the bands of rows of
+// work-groups that tile the groups.
+func swizzleParam(spec Table2Spec) autotune.Param {
+	sx, lx, sy, ly := string(transforms.SzX), string(transforms.LszX), string(transforms.SzY), string(transforms.LszY)
+	return autotune.Param{Name: string(transforms.Gswz), Deps: []string{sx, lx, sy, ly}, Range: func(p autotune.Point) []int {
+		r := []int{1}
+		if spec.CPU {
+			return r
+		}
+		nx, ny := p.Get(sx)/p.Get(lx), p.Get(sy)/p.Get(ly)
+		for _, g := range []int{2, 4, 8} {
+			if nx >= 2 && ny%g == 0 {
+				r = append(r, g)
+			}
+		}
+		return r
+	}}
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -70,9 +70,9 @@ func TestTable2Names(t *testing.T) {
 		dims, loops int
 		want        string
 	}{
-		{1, 0, "bszx,fullunroll,interleave,vw,lszx,szx,lmem,lcopy"},
-		{2, 1, "bszx,bszy,fullunroll,interleave,vw,lszx,szx,lszy,szy,tw0,uf,lmem,lcopy"},
-		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,lszx,szx,lszy,szy,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy"},
+		{1, 0, "bszx,fullunroll,interleave,vw,vec,lszx,szx,lmem,lcopy"},
+		{2, 1, "bszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch"},
+		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy,pack,ltrans,prefetch"},
 	} {
 		spec := Table2Spec{Domain: make([]int, tc.dims), Loops: make([]int, tc.loops)}
 		for i := range spec.Domain {
@@ -111,7 +111,11 @@ func checkTable2(t *testing.T, spec Table2Spec, tp transforms.Params) {
 	anyBlock := false
 	for d, n := range spec.Domain {
 		sz, lsz, bsz := tp.Global[d], tp.Local[d], tp.Block[d]
-		if !slices.Contains([]int{1, 2, 4, 8, 16}, bsz) || bsz > n {
+		sizes := []int{1, 2, 4, 8, 16}
+		if d == 0 && spec.CPU {
+			sizes = append(sizes, 32, 64)
+		}
+		if !slices.Contains(sizes, bsz) || bsz > n {
 			t.Fatalf("%v: bsz along %d", tp, d)
 		}
 		anyBlock = anyBlock || bsz > 1
@@ -151,6 +155,33 @@ func checkTable2(t *testing.T, spec Table2Spec, tp transforms.Params) {
 			t.Fatalf("%v: tw%d", tp, i)
 		}
 	}
+	run := tp.Block[0]
+	if tp.Interleave {
+		run = min(run, max(1, tp.Chunk))
+	}
+	if v := tp.Vec; v != 0 && (v < 2 || v > 16 || run%v != 0 || spec.Domain[0]%v != 0 || (spec.CPU && v == 2) || (!spec.CPU && v > 4)) {
+		t.Fatalf("%v: vec", tp)
+	}
+	if !tp.LocalMem && (tp.Pack || tp.Transpose || tp.Prefetch != 0 || tp.LoopCopy) {
+		t.Fatalf("%v: lmem's extensions without lmem", tp)
+	}
+	if tp.Transpose && !spec.Transposable {
+		t.Fatalf("%v: ltrans on a kernel that is not transposable", tp)
+	}
+	if tp.Prefetch != 0 && (spec.CPU || tp.Prefetch > 2 || tp.Tile == [3]int{}) {
+		t.Fatalf("%v: prefetch", tp)
+	}
+	if w := tp.Warp; w != 0 {
+		x, y := tp.Local[0], tp.Local[1]
+		if spec.CPU || len(spec.Domain) < 2 || 32%w != 0 || w >= min(x, 32) || x%w != 0 || y%(32/w) != 0 {
+			t.Fatalf("%v: warp", tp)
+		}
+	}
+	if g := tp.Swizzle; g != 0 {
+		if spec.CPU || len(spec.Domain) < 2 || g > 8 || tp.Global[0]/tp.Local[0] < 2 || (tp.Global[1]/tp.Local[1])%g != 0 {
+			t.Fatalf("%v: gswz", tp)
+		}
+	}
 	if n := len(spec.Loops); n == 0 {
 		if tp.Unroll != 0 || tp.LocalMem && !spec.Halo {
 			t.Fatalf("%v: uf or lmem without loops (or a halo)", tp)
@@ -178,7 +209,11 @@ func bruteTable2(spec Table2Spec) int {
 		if w := spec.MaxWorkItems[d]; w > 0 {
 			lim = w
 		}
-		for _, b := range []int{1, 2, 4, 8, 16} {
+		sizes := []int{1, 2, 4, 8, 16}
+		if d == 0 && spec.CPU {
+			sizes = append(sizes, 32, 64)
+		}
+		for _, b := range sizes {
 			if b > n {
 				continue
 			}
@@ -208,45 +243,89 @@ func bruteTable2(spec Table2Spec) int {
 		maxWG = 1024
 	}
 	count := 0
+	chosen := make([]geo, len(perDim))
 	var rec func(d, wg, largest int)
 	rec = func(d, wg, largest int) {
 		if d == len(perDim) {
-			n := 1
-			if largest > 1 {
-				// fullunroll x (interleave 0, or interleave 1 with runs
-				// vw of 1, 2 and 4 shorter than the largest block).
-				runs := 1
-				for _, v := range []int{2, 4} {
-					if v < largest {
-						runs++
+			// vec's widths that divide a run of points along x.
+			vecs := func(run int) int {
+				n := 1
+				widths := []int{2, 4}
+				if spec.CPU {
+					widths = []int{4, 8, 16}
+				}
+				for _, w := range widths {
+					if w <= run && run%w == 0 && spec.Domain[0]%w == 0 {
+						n++
 					}
 				}
-				n = 2 * (1 + runs)
+				return n
+			}
+			bx := chosen[0].b
+			n := vecs(bx)
+			if largest > 1 {
+				// fullunroll x (interleave 0, or interleave 1 with runs
+				// vw of 1, 2 and 4 shorter than the largest block), each
+				// with its vec widths.
+				runs := vecs(bx)
+				for _, v := range []int{1, 2, 4} {
+					if v == 1 || v < largest {
+						runs += vecs(min(v, bx))
+					}
+				}
+				n = 2 * runs
 			}
 			rest := 1
 			if spec.Halo {
 				rest = 3 // lmem 0, or lmem 1 with lcopy 0 or 1
 			}
 			if len(spec.Loops) > 0 {
-				// tw (one loop) x uf x (lmem 0, or lmem 1 with lcopy 0 or 1).
+				// tw (one loop) x uf x (lmem 0, or lmem 1 with lcopy 0 or
+				// 1, pack 0 or 1, ltrans 0 or 1 when transposable, and
+				// prefetch 0, 1 or 2 on a GPU with a tile).
 				rest = 0
 				for _, tw := range tileSizes(spec.Loops[0]) {
 					T := tw
 					if T == 0 {
 						T = spec.Loops[0]
 					}
+					lmem := 2 * 2
+					if spec.Transposable {
+						lmem *= 2
+					}
+					if tw > 0 && !spec.CPU {
+						lmem *= 3
+					}
 					for _, u := range []int{1, 2, 4, 8, 16} {
 						if u <= T && T%u == 0 {
-							rest += 3
+							rest += 1 + lmem
 						}
 					}
 				}
+			}
+			if len(perDim) >= 2 && !spec.CPU {
+				// warp x gswz.
+				x, y := chosen[0], chosen[1]
+				warps := 1
+				for _, w := range []int{1, 2, 4, 8, 16} {
+					if w < min(x.l, 32) && x.l%w == 0 && y.l%(32/w) == 0 {
+						warps++
+					}
+				}
+				bands := 1
+				for _, g := range []int{2, 4, 8} {
+					if x.s/x.l >= 2 && (y.s/y.l)%g == 0 {
+						bands++
+					}
+				}
+				rest *= warps * bands
 			}
 			count += n * rest
 			return
 		}
 		for _, g := range perDim[d] {
 			if wg*g.l <= maxWG {
+				chosen[d] = g
 				rec(d+1, wg*g.l, max(largest, g.b))
 			}
 		}
@@ -260,7 +339,9 @@ func TestTable2Small(t *testing.T) {
 		{Domain: []int{8}},
 		{Domain: []int{8, 5}, Halo: true},
 		{Domain: []int{100}, Loops: []int{12}},
-		{Domain: []int{21, 9}, Loops: []int{96}, MaxWorkGroup: 64, MaxWorkItems: [3]int{32, 8}},
+		{Domain: []int{100}, Loops: []int{12}, CPU: true},
+		{Domain: []int{21, 9}, Loops: []int{6}, MaxWorkGroup: 64, MaxWorkItems: [3]int{32, 8}, Transposable: true},
+		{Domain: []int{64, 8}, Loops: []int{6}, MaxWorkGroup: 64, CPU: true},
 	} {
 		s, toParams, err := Table2(spec)
 		if err != nil {

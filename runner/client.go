@@ -398,8 +398,8 @@ func (w *Worker) Ready(v Variant) bool {
 
 // WaitReady waits until one of vs is Ready and returns its index, or -1
 // when ctx is done first. Without a worker process (the last one was lost
-// and the next Measure starts one) it returns 0 at once: nothing becomes
-// ready before a Measure. So it does when no builder has started vs[0],
+// and the next Measure starts one), or when it dies while waiting, it
+// returns 0: nothing becomes ready before a Measure. So it does when no builder has started vs[0],
 // the variant wanted next: the measuring worker, idle, is to build it.
 func (w *Worker) WaitReady(ctx context.Context, vs []Variant) int {
 	if w.pool != nil && len(vs) > 0 {
@@ -419,8 +419,17 @@ func (w *Worker) WaitReady(ctx context.Context, vs []Variant) int {
 		if c == nil && len(vs) > 0 {
 			return 0
 		}
+		// A worker killed from outside between measurements makes
+		// nothing ready: Measure notices it and starts another. (Waiting
+		// on w.changed alone, the search waited out its budget.)
+		var died <-chan struct{}
+		if c != nil {
+			died = c.done
+		}
 		select {
 		case <-ch:
+		case <-died:
+			return 0
 		case <-ctx.Done():
 			return -1
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/opencl"
 )
 
 // The check on the device. Comparing a large output on the host costs a
@@ -80,6 +81,36 @@ CHECK(check_f64, double, wrong(got[i], want[i], abs_tol, rel_tol))
 CHECK(check_i32, int, got[i] != want[i])
 `
 
+// CheckOn says where a Measurer compares a variant's outputs with the
+// expected ones.
+type CheckOn int
+
+const (
+	// CheckOnAuto checks on the device where its memory is not the host's
+	// (a device that is not a CPU) and it can (see above), else on the
+	// host: on a CPU device a read back is a copy within host memory, and
+	// the device's copy of the expected outputs would double what the
+	// outputs take of it.
+	CheckOnAuto CheckOn = iota
+	// CheckOnDevice checks on the device wherever it can.
+	CheckOnDevice
+	// CheckOnHost checks on the host.
+	CheckOnHost
+)
+
+// Checks lists the places by name, as the command line's --check takes
+// them.
+var Checks = map[string]CheckOn{"auto": CheckOnAuto, "device": CheckOnDevice, "host": CheckOnHost}
+
+func (c CheckOn) String() string {
+	for name, x := range Checks {
+		if x == c {
+			return name
+		}
+	}
+	return fmt.Sprintf("CheckOn(%d)", int(c))
+}
+
 // devCheck is a Measurer's check on the device.
 type devCheck struct {
 	prog *Program  // the comparison kernels; being built at first
@@ -90,6 +121,8 @@ type devCheck struct {
 	// device does not check (the program failed, a copy could not be
 	// made, or the device disagreed with the host too often).
 	ready, off bool
+	// warm says that the comparison kernels have been launched once.
+	warm bool
 	// disagreed counts the checks the device failed and the host passed.
 	disagreed int
 }
@@ -102,6 +135,14 @@ const maxDisagreements = 3
 // where the host checks (see above).
 func (m *Measurer) newDevCheck() *devCheck {
 	d := m.sess.Device()
+	switch m.set.Check {
+	case CheckOnHost:
+		return nil
+	case CheckOnAuto:
+		if d.Type&opencl.CPU != 0 {
+			return nil
+		}
+	}
 	if !d.HasExtension("cl_khr_fp64") {
 		return nil
 	}
@@ -196,47 +237,69 @@ func (m *Measurer) wantToDevice() {
 		}
 	}
 	dc.ready = true
+	if !dc.warm {
+		// The comparison kernels' first launch, here while the expected
+		// outputs are set rather than in a variant's check: a device that
+		// compiles at the first launch (PoCL) compiles them now, and a
+		// variant's time limit does not count it. The outputs compared
+		// are whatever the buffers hold; the answer does not matter.
+		dc.warm = true
+		for _, i := range m.outs {
+			if _, err := m.checkOutput(i); err != nil {
+				dc.stop()
+				return
+			}
+		}
+	}
 }
 
 // checkOnDevice compares every output with its expected contents on the
 // device and reports whether all are right.
 func (m *Measurer) checkOnDevice() (bool, error) {
+	for _, i := range m.outs {
+		bad, err := m.checkOutput(i)
+		if err != nil || bad != 0 {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// checkOutput compares output i with its expected contents on the device
+// and returns the number of wrong elements. An error that is the device's
+// (the program, a kernel, a buffer) stops the check on the device.
+func (m *Measurer) checkOutput(i int) (bad uint32, err error) {
 	dc := m.dc
 	if err := dc.prog.Wait(); err != nil {
 		dc.stop()
-		return false, err
+		return 0, err
 	}
 	if dc.res == nil {
 		b, err := m.sess.NewBuffer(8)
 		if err != nil {
 			dc.stop()
-			return false, err
+			return 0, err
 		}
 		dc.res = b
 	}
-	for _, i := range m.outs {
-		k, err := m.checkKernel(i)
-		if err != nil {
-			dc.stop()
-			return false, err
-		}
-		res := []int32{0, -1} // the count, and the first index (the largest uint)
-		if err := writeSlice(dc.res, res); err != nil {
-			return false, err
-		}
-		n := m.prob.Args[i].Len()
-		groups := max(1, m.sess.Device().ComputeUnits) * 1024
-		if _, err := k.Run([]int{min((n+63)/64*64, groups)}, nil); err != nil {
-			return false, err
-		}
-		if err := readSlice(dc.res, res); err != nil {
-			return false, err
-		}
-		if res[0] != 0 {
-			return false, nil
-		}
+	k, err := m.checkKernel(i)
+	if err != nil {
+		dc.stop()
+		return 0, err
 	}
-	return true, nil
+	res := []int32{0, -1} // the count, and the first index (as uint, the largest)
+	if err := writeSlice(dc.res, res); err != nil {
+		return 0, err
+	}
+	n := m.prob.Args[i].Len()
+	groups := max(1, m.sess.Device().ComputeUnits) * 1024
+	if _, err := k.Run([]int{min((n+63)/64*64, groups)}, nil); err != nil {
+		return 0, err
+	}
+	if err := readSlice(dc.res, res); err != nil {
+		return 0, err
+	}
+	return uint32(res[0]), nil
 }
 
 // checkKernel returns output i's comparison kernel, made at first use.

@@ -51,6 +51,9 @@ type MeasureSettings struct {
 	// (built, or being built); a Prepare beyond it drops the oldest.
 	// Default 0: 4.
 	Ahead int
+	// Check says where the outputs are compared with the expected ones.
+	// Default CheckOnAuto.
+	Check CheckOn
 }
 
 func (s MeasureSettings) ahead() int {
@@ -102,6 +105,12 @@ type Measurer struct {
 	outs []int // indices of the outputs in prob.Args
 	sess *Session
 	bufs []*Buffer // per argument; nil for scalars
+	// guards holds each output's allocation with its guard zones
+	// (guard.go), whose inner buffer is in bufs; nil for the others.
+	// guardsDirty says that a variant failed after its launch, and may
+	// have written into them.
+	guards      []*guarded
+	guardsDirty bool
 	// init holds the initial contents of each output (nil for the other
 	// arguments), from which the outputs are reset on the device before
 	// every launch; zero marks the outputs that start all zero, which are
@@ -165,13 +174,22 @@ func openMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, er
 	if err != nil {
 		return nil, err
 	}
-	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), init: make([]*Buffer, len(p.Args)), zero: make([]bool, len(p.Args)), prepared: map[string]*Program{}}
+	if err := CheckDevice(sess.Device(), p.Sizes(), 1); err != nil {
+		return nil, err
+	}
+	m := &Measurer{set: set, prob: p, outs: p.outputs(), sess: sess, bufs: make([]*Buffer, len(p.Args)), guards: make([]*guarded, len(p.Args)), init: make([]*Buffer, len(p.Args)), zero: make([]bool, len(p.Args)), prepared: map[string]*Program{}}
 	for i := range p.Args {
 		a := &p.Args[i]
 		if a.Scalar {
 			continue
 		}
-		if m.bufs[i], err = sess.NewBuffer(a.bytes()); err != nil {
+		if a.Output {
+			if m.guards[i], err = newGuarded(sess, a.bytes()); err != nil {
+				m.Close()
+				return nil, fmt.Errorf("runner: %s: %w", a.Name, err)
+			}
+			m.bufs[i] = m.guards[i].inner
+		} else if m.bufs[i], err = sess.NewBuffer(a.bytes()); err != nil {
 			m.Close()
 			return nil, fmt.Errorf("runner: %s: %w", a.Name, err)
 		}
@@ -378,15 +396,12 @@ type runOptions struct {
 // ran is what run did: the result; the outputs read back (with
 // runOptions.readBack), parallel to the Problem's Args; whether the
 // OpenCL state may be damaged (an error after a kernel was enqueued); the
-// number of timed launches (0: the first launch's time alone); and, for a
-// program made from a binary, how long that took (overlapped with other
-// variants' runs or not).
+// number of timed launches (0: the first launch's time alone).
 type ran struct {
 	res     autotune.Result
 	got     []Arg
 	restart bool
 	timed   int
-	loaded  time.Duration
 }
 
 // measure is Measure with opt.
@@ -418,7 +433,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran)
 	start, built := time.Now(), time.Time{}
 	fail := func(o autotune.Outcome, format string, args ...any) ran {
 		if o == autotune.Launch || o == autotune.Wrong {
-			m.inputsStale = true
+			m.inputsStale, m.guardsDirty = true, true
 		}
 		if !built.IsZero() {
 			cost.Run = time.Since(built)
@@ -441,7 +456,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran)
 	err := prog.Wait()
 	built = time.Now()
 	if prog.e.fromBinary {
-		cost.Load, out.loaded = built.Sub(start), prog.e.took
+		cost.Load = built.Sub(start)
 	} else {
 		cost.Build = built.Sub(start)
 	}
@@ -467,6 +482,15 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran)
 			return fail(autotune.Launch, "uploading the inputs again: %v", err)
 		}
 		m.inputsStale = false
+	}
+	if m.guardsDirty {
+		// The last variant failed and may have written anywhere: its
+		// guard zones are filled again before this one runs.
+		if err := m.fillGuards(); err != nil {
+			out.restart = true
+			return fail(autotune.Launch, "%v", err)
+		}
+		m.guardsDirty = false
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(autotune.Timeout, "%v", err)
@@ -531,6 +555,9 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran)
 		if err != nil {
 			return launchErr(err)
 		}
+	}
+	if err := m.checkGuards(); err != nil {
+		return fail(autotune.Wrong, "%v", err)
 	}
 	cost.Run = time.Since(built)
 	if out.timed = len(times); warmOnly {
@@ -662,8 +689,11 @@ func (m *Measurer) Close() error {
 	if m.dc != nil {
 		m.dc.free()
 	}
-	for _, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
-		if b != nil {
+	for i, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
+		switch {
+		case i < len(m.guards) && m.guards[i] != nil:
+			m.guards[i].Close()
+		case b != nil:
 			b.Close()
 		}
 	}

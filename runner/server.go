@@ -121,7 +121,7 @@ func serve(in io.Reader, out io.Writer) int {
 			inject(req.Setup.Faults, atRun, v.Source)
 		}})
 		res := out.res
-		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: out.restart, Stale: m.inputsStale, Loaded: out.loaded}
+		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: out.restart, Stale: m.inputsStale}
 		if res.Err != nil {
 			a.Msg = res.Err.Error()
 		}

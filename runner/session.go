@@ -211,8 +211,6 @@ type entry struct {
 	drop  bool // remove it once unused (Program.Close)
 	// fromBinary: the program was made from a binary, not the source.
 	fromBinary bool
-	// took is how long the build took, once done.
-	took time.Duration
 }
 
 // Program is one use of a program of a session's cache, built or being
@@ -334,7 +332,6 @@ func (p *Program) Urgent() {
 // build builds e, from bin if it is not nil, and releases the build's use
 // of it.
 func (s *Session) build(e *entry, src string, bin []byte, options string) {
-	start := time.Now()
 	if bin != nil {
 		if e.prog, e.err = s.cl.Context.BuildBinary(bin, options); e.err == nil {
 			e.fromBinary = true
@@ -343,7 +340,6 @@ func (s *Session) build(e *entry, src string, bin []byte, options string) {
 	if e.prog == nil {
 		e.prog, e.err = buildSource(s.cl.Context, src, options)
 	}
-	e.took = time.Since(start)
 	// The build's use ends before its waiters wake, so that a program
 	// they release at once is not kept for the build's sake.
 	s.release(e, false)

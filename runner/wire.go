@@ -145,10 +145,6 @@ type wireResponse struct {
 	// Stale says that the variant may have overwritten the inputs, which
 	// the child does not keep: send them again before the next variant.
 	Stale bool
-	// Loaded, for a program the measuring worker made from a builder's
-	// binary, is how long making it took (most of it, or all, may have
-	// overlapped with the runs of the variants before).
-	Loaded time.Duration
 }
 
 // wireArg is an Arg without its contents, which follow the setup on the

@@ -51,14 +51,14 @@ func (s *state) assemble() *ast.Block {
 	out := inner
 	for d := 0; d < s.dims; d++ {
 		g := s.geom[d]
-		start := ast.Product(&ast.Special{Kind: ast.GroupID, Dim: d}, ast.IntConst(int64(g.lsz*g.bsz)))
+		start := ast.Product(s.groupID(d), ast.IntConst(int64(g.lsz*g.bsz)))
 		if g.cyclic {
 			out = []ast.Stmt{ast.Loop(ast.CyclicLoop, g.c, start, ast.IntConst(int64(g.N)), ast.IntConst(int64(g.sz*g.bsz)), out...)}
 		} else {
 			out = append([]ast.Stmt{ast.IntDecl(g.c, start)}, out...)
 		}
 	}
-	return ast.NewBlock(concat(s.local.decls, s.hoisted, s.private.decls, out)...)
+	return ast.NewBlock(concat(s.local.decls, s.hoisted, s.private.decls, s.remaps(), out)...)
 }
 
 // outerLoop is the outer loop around the nest: over the work-group's range
@@ -100,6 +100,7 @@ func (s *state) nestCode() []ast.Stmt {
 	if len(s.local.copies) > 0 {
 		list = append(append(append([]ast.Stmt{}, s.local.copies...), &ast.Barrier{Local: true}), nest, &ast.Barrier{Local: true})
 	}
+	s.tileLoop = nil
 	for i := len(s.loops) - 1; i >= 0; i-- {
 		l := s.loops[i]
 		if l.split {
@@ -110,7 +111,11 @@ func (s *state) nestCode() []ast.Stmt {
 			if l.upper != nil {
 				hi = s.groupBound(l.upper, true)
 			}
-			list = []ast.Stmt{ast.Loop(ast.TileLoop, l.tile, lo, hi, ast.IntConst(int64(l.T)), list...)}
+			f := ast.Loop(ast.TileLoop, l.tile, lo, hi, ast.IntConst(int64(l.T)), list...)
+			if s.tileLoop == nil && len(s.local.copies) > 0 {
+				s.tileLoop = f
+			}
+			list = []ast.Stmt{f}
 		}
 	}
 	return list

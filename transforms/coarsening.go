@@ -49,10 +49,26 @@ compute section are held once per point.`,
 			}
 			return true
 		})
-		var vars []string
+		// A variable declared inside a part (hoisting left there the
+		// declarations of nested blocks and of the loop body) is a new
+		// variable for each point and cannot carry a value to another
+		// part: it needs no expansion. Expanded, its declaration stayed,
+		// and its uses read an element of the per-point array that nothing
+		// set (a while loop's counter declared under a guard never ran).
 		seen := map[string]bool{}
 		for _, part := range s.parts() {
 			for _, st := range *part {
+				ast.Inspect(st, func(n ast.Node) bool {
+					if d, ok := n.(*ast.Decl); ok {
+						seen[d.Name] = true
+					}
+					return true
+				})
+			}
+		}
+		var vars []string
+		for _, part := range [][]ast.Stmt{s.pre, s.body, s.post} {
+			for _, st := range part {
 				ast.Inspect(st, func(n ast.Node) bool {
 					if a, ok := n.(*ast.Assign); ok {
 						if id, ok := a.LHS.(*ast.Ident); ok && !seen[id.Name] {

@@ -9,6 +9,14 @@ type geometry struct {
 	dims   int        // dimensions of the domain, 1 to 3
 	points int        // points per block: the product of the block sizes
 	geom   [3]dimGeom // per dimension, x first; the first dims are set
+	// warp, when set (parameter warp), names the work-item coordinates
+	// remapped so that each warp of 32 items covers a warp x 32/warp
+	// sub-block (x, y, and the flat index they are computed from): the
+	// points use them instead of lidx and lidy.
+	warp [3]string
+	// swizzle, when set (parameter gswz), names the group coordinates
+	// remapped into bands of gswz rows of groups (x, y, flat).
+	swizzle [3]string
 }
 
 // dimGeom is the work distribution along one dimension.
@@ -74,10 +82,101 @@ func (s *state) checkGeometry() error {
 	if lim := s.prob.MaxWorkGroup; lim > 0 && wg > lim {
 		return illegal("work-groups of %d work-items exceed the device's %d", wg, lim)
 	}
+	if err := s.checkRemaps(); err != nil {
+		return err
+	}
 	if p.Unroll < 0 {
 		return illegal("uf=%d", p.Unroll)
 	}
 	return nil
+}
+
+// warpSize is the number of work-items that the parameter warp arranges
+// in a sub-block: an NVIDIA warp.
+const warpSize = 32
+
+// checkRemaps rejects a setting of warp or gswz that the work-groups do not
+// allow or that would change nothing, and names the remapped coordinates.
+func (s *state) checkRemaps() error {
+	p := s.p
+	if p.Warp < 0 || p.Swizzle < 0 {
+		return illegal("warp=%d, gswz=%d must not be negative", p.Warp, p.Swizzle)
+	}
+	if wx := p.Warp; wx > 0 {
+		if s.dims < 2 {
+			return illegal("warp=%d needs two dimensions; the kernel has one", wx)
+		}
+		lx, ly := s.geom[0].lsz, s.geom[1].lsz
+		switch {
+		case warpSize%wx != 0:
+			return illegal("warp=%d does not divide the %d work-items of a warp", wx, warpSize)
+		case wx >= min(lx, warpSize):
+			return illegal("warp=%d: with lszx=%d a warp already covers rows of %d work-items", wx, lx, min(lx, warpSize))
+		case lx%wx != 0 || ly%(warpSize/wx) != 0:
+			return illegal("warp=%d: sub-blocks of %dx%d work-items do not tile lszx=%d, lszy=%d", wx, wx, warpSize/wx, lx, ly)
+		}
+		s.warp = [3]string{s.fresh("wl_x"), s.fresh("wl_y"), s.fresh("wf")}
+	}
+	if g := p.Swizzle; g > 1 {
+		if s.dims < 2 {
+			return illegal("gswz=%d needs two dimensions; the kernel has one", g)
+		}
+		nx, ny := s.geom[0].sz/s.geom[0].lsz, s.geom[1].sz/s.geom[1].lsz
+		if nx < 2 || ny%g != 0 {
+			return illegal("gswz=%d: bands of %d rows of work-groups do not tile %dx%d work-groups", g, g, nx, ny)
+		}
+		s.swizzle = [3]string{s.fresh("g_x"), s.fresh("g_y"), s.fresh("gf")}
+	}
+	return nil
+}
+
+// localID is the work-item's coordinate in its work-group along dimension d
+// for placing its points: lid, or its remapping by warp.
+func (s *state) localID(d int) ast.Expr {
+	if d < 2 && s.warp[d] != "" {
+		return ast.Id(s.warp[d])
+	}
+	return &ast.Special{Kind: ast.LocalID, Dim: d}
+}
+
+// groupID is the work-group's coordinate along dimension d: gid, or its
+// remapping by gswz.
+func (s *state) groupID(d int) ast.Expr {
+	if d < 2 && s.swizzle[d] != "" {
+		return ast.Id(s.swizzle[d])
+	}
+	return &ast.Special{Kind: ast.GroupID, Dim: d}
+}
+
+// remaps declares the remapped coordinates of warp and gswz.
+func (s *state) remaps() []ast.Stmt {
+	var out []ast.Stmt
+	if s.warp[0] != "" {
+		wx := int64(s.p.Warp)
+		lx := int64(s.geom[0].lsz)
+		f := s.warp[2]
+		lid := func(d int) ast.Expr { return &ast.Special{Kind: ast.LocalID, Dim: d} }
+		c := ast.IntConst
+		warp := ast.Bin(ast.Div, ast.Id(f), c(warpSize))
+		lane := ast.Bin(ast.Rem, ast.Id(f), c(warpSize))
+		out = append(out,
+			ast.IntDecl(f, ast.Sum(lid(0), ast.Product(lid(1), c(lx)))),
+			ast.IntDecl(s.warp[0], ast.Sum(ast.Product(ast.Bin(ast.Rem, warp, c(lx/wx)), c(wx)), ast.Bin(ast.Rem, ast.Id(f), c(wx)))),
+			ast.IntDecl(s.warp[1], ast.Sum(ast.Product(ast.Bin(ast.Div, ast.CloneExpr(warp), c(lx/wx)), c(warpSize/wx)), ast.Bin(ast.Div, lane, c(wx)))))
+	}
+	if s.swizzle[0] != "" {
+		g := int64(s.p.Swizzle)
+		nx := int64(s.geom[0].sz / s.geom[0].lsz)
+		f := s.swizzle[2]
+		gid := func(d int) ast.Expr { return &ast.Special{Kind: ast.GroupID, Dim: d} }
+		c := ast.IntConst
+		band := ast.Bin(ast.Rem, ast.Id(f), c(g*nx))
+		out = append(out,
+			ast.IntDecl(f, ast.Sum(gid(0), ast.Product(gid(1), c(nx)))),
+			ast.IntDecl(s.swizzle[0], ast.Bin(ast.Div, band, c(g))),
+			ast.IntDecl(s.swizzle[1], ast.Sum(ast.Product(ast.Bin(ast.Div, ast.Id(f), c(g*nx)), c(g)), ast.Bin(ast.Rem, ast.CloneExpr(band), c(g)))))
+	}
+	return out
 }
 
 // chunk is the number of a work-item's points that lie side by side along
@@ -96,7 +195,7 @@ func (s *state) chunk(d int) int {
 // general (p/vw)*lsz*vw + lid*vw + p%vw.
 func (s *state) pointOffset(d int) ast.Expr {
 	g := s.geom[d]
-	lid := &ast.Special{Kind: ast.LocalID, Dim: d}
+	lid := s.localID(d)
 	if g.bsz == 1 {
 		return lid
 	}
@@ -135,8 +234,7 @@ func (s *state) coord(d int) ast.Expr {
 // work-group's block base c.
 func (s *state) blockBase(d int) ast.Expr {
 	g := s.geom[d]
-	lid := &ast.Special{Kind: ast.LocalID, Dim: d}
-	return ast.Sum(ast.Id(g.c), ast.Product(lid, ast.IntConst(int64(s.chunk(d)))))
+	return ast.Sum(ast.Id(g.c), ast.Product(s.localID(d), ast.IntConst(int64(s.chunk(d)))))
 }
 
 // pointRepl maps the global ids to the current point's coordinates and

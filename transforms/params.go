@@ -38,6 +38,44 @@ type Params struct {
 	// compiler and the tile (docs/results/h100/layout-experiment); an
 	// extension of Table 2, ignored without lmem.
 	LoopCopy bool
+	// Vec (vec) computes each run of vec neighbouring points along x as
+	// one OpenCL vector (floatN): per-point values become vectors, reads
+	// of consecutive elements vector loads, writes vector stores. The
+	// runs of a work-item's points along x (bszx, or vw with interleave)
+	// must be multiples of vec. 0 and 1 mean scalar code; an extension of
+	// Table 2 (CPU devices vectorize this way; on a GPU it makes wide
+	// loads and stores).
+	Vec int
+	// Pack (pack) reads the elements of local arrays that the unrolled
+	// innermost loop body uses in aligned runs of 2 or 4 as one float2 or
+	// float4 load each (rows of local arrays are then padded by 4, not 1,
+	// so that runs stay aligned). Ignored without lmem; an extension.
+	Pack bool
+	// Transpose (ltrans) stores in local memory, transposed, the tiles of
+	// arrays read along a compute loop (a[idy][k]: the counter in the last
+	// subscript after a global id), so that the points of a work-item
+	// along that id read neighbouring elements (and, with pack, vector
+	// loads). Needs lmem; an extension.
+	Transpose bool
+	// Prefetch (prefetch) overlaps the copy of the next tile of the
+	// staged arrays with the computation on the current one: 1 reads the
+	// next tile into private registers before computing and stores it
+	// into local memory after; 2 double-buffers the local arrays, copying
+	// the next tile into the other half with one barrier per tile. 0: the
+	// copy and the computation alternate. Needs lmem and a tiled loop; an
+	// extension.
+	Prefetch int
+	// Warp (warp) gives the point coordinates of a work-group's items in
+	// sub-blocks of 32 consecutive work-items (a GPU warp) that are warp
+	// items wide and 32/warp high, instead of rows of lszx items: the
+	// warp's points form a compact 2D block. 0: rows. Two or more
+	// dimensions; an extension.
+	Warp int
+	// Swizzle (gswz) launches the work-groups in bands of gswz rows of
+	// groups, column by column within a band, instead of row by row, so
+	// that groups running together share tiles in the L2 cache. 0 and 1:
+	// row by row. Two or more dimensions; an extension.
+	Swizzle int
 }
 
 // Name is the name of one optimizer parameter, as the command line, the
@@ -57,6 +95,12 @@ const (
 	UF               Name = "uf"                   // unroll factor of the innermost compute loop
 	LMem             Name = "lmem"                 // stage arrays in local memory
 	LCopy            Name = "lcopy"                // copies into local memory as loops, not straight-line code
+	Vec              Name = "vec"                  // runs of vec points along x computed as one vector
+	Pack             Name = "pack"                 // local reads in aligned runs as float2/float4 loads
+	LTrans           Name = "ltrans"               // tiles read along a compute loop stored transposed
+	Prefetch         Name = "prefetch"             // copy the next tile during the current one: 1 registers, 2 double buffers
+	Warp             Name = "warp"                 // work-items of a warp in warp x 32/warp sub-blocks
+	Gswz             Name = "gswz"                 // work-groups launched in bands of gswz rows
 )
 
 // Global, Local and Block return the name of the global size, the local
@@ -78,7 +122,8 @@ type Def struct {
 	// Bool marks a flag (0 or 1); the others are non-negative integers.
 	Bool bool
 	// Dim is the global dimension the parameter belongs to (0 to 2), or
-	// -1; Loop the compute loop (0 to 2), or -1.
+	// needs (1 for the parameters that need two dimensions), or -1; Loop
+	// the compute loop (0 to 2) it belongs to or needs, or -1.
 	Dim, Loop int
 	// Doc says what the parameter does, in one line.
 	Doc string
@@ -105,6 +150,12 @@ var defs = []Def{
 	{UF, false, -1, -1, "unroll factor of the innermost compute loop"},
 	{LMem, true, -1, -1, "stage arrays in local memory"},
 	{LCopy, true, -1, -1, "with lmem, copy tiles in loops the compiler unrolls instead of straight-line code (extension)"},
+	{Vec, false, 0, -1, "compute runs of vec points along x as OpenCL vectors (extension)"},
+	{Pack, true, -1, 0, "with lmem, read local elements in aligned runs as float2/float4 (extension)"},
+	{LTrans, true, -1, 0, "with lmem, store tiles read along a compute loop transposed (extension)"},
+	{Prefetch, false, -1, 0, "with lmem, copy the next tile during the current one: 1 registers, 2 double buffers (extension)"},
+	{Warp, false, 1, -1, "work-items of a 32-item warp in warp x 32/warp sub-blocks, 0 = rows (extension)"},
+	{Gswz, false, 1, -1, "launch work-groups in bands of gswz rows (extension)"},
 }
 
 // Defs returns the definitions of every parameter, in their fixed order.
@@ -154,6 +205,18 @@ func (p *Params) field(name Name) (*int, *bool) {
 		return &p.Unroll, nil
 	case VW:
 		return &p.Chunk, nil
+	case Vec:
+		return &p.Vec, nil
+	case Prefetch:
+		return &p.Prefetch, nil
+	case Warp:
+		return &p.Warp, nil
+	case Gswz:
+		return &p.Swizzle, nil
+	case Pack:
+		return nil, &p.Pack
+	case LTrans:
+		return nil, &p.Transpose
 	case FullUnroll:
 		return nil, &p.FullUnroll
 	case Interleave:
@@ -170,8 +233,8 @@ func (p *Params) field(name Name) (*int, *bool) {
 func (p Params) Get(name Name) (int, error) {
 	i, b := p.field(name)
 	switch {
-	case name == VW && *i == 0:
-		return 1, nil // unset: single points
+	case (name == VW || name == Vec || name == Gswz) && *i == 0:
+		return 1, nil // unset: single points, scalars, the driver's order
 	case i != nil:
 		return *i, nil
 	case b != nil:
@@ -191,8 +254,8 @@ func (p *Params) Set(name Name, v int) error {
 		if v < 0 {
 			return fmt.Errorf("transforms: parameter %s = %d: must not be negative", name, v)
 		}
-		if name == VW && v == 1 {
-			v = 0 // one canonical form for single points
+		if (name == VW || name == Vec || name == Gswz) && v == 1 {
+			v = 0 // one canonical form for single points, scalars, the driver's order
 		}
 		*i = v
 	case b != nil:

@@ -60,8 +60,15 @@ func TestVocabulary(t *testing.T) {
 			}
 		}
 	}
-	if got := len(transforms.Relevant(2, 1)); got != 13 {
-		t.Errorf("Relevant(2, 1) has %d names, want 13", got)
+	// 2 dimensions and 1 loop: sz, lsz and bsz along x and y, fullunroll,
+	// interleave, vw, tw0, uf, lmem, lcopy, vec, pack, ltrans, prefetch,
+	// warp, gswz; 1 dimension and no loop: szx, lszx, bszx, fullunroll,
+	// interleave, vw, lmem, lcopy (0 without loops), vec.
+	if got := len(transforms.Relevant(2, 1)); got != 19 {
+		t.Errorf("Relevant(2, 1) has %d names, want 19", got)
+	}
+	if got := len(transforms.Relevant(1, 0)); got != 9 {
+		t.Errorf("Relevant(1, 0) has %d names, want 9: %v", got, transforms.Relevant(1, 0))
 	}
 }
 
@@ -83,4 +90,47 @@ func TestCompleteRejectsZeroSizes(t *testing.T) {
 	if p.Global[0] != 16 || p.Global[1] != 64 {
 		t.Errorf("Complete: global %v, want [16 64 ...]", p.Global)
 	}
+}
+
+// FuzzParsePins reads --params values: no input may panic; an error names
+// the package; what is accepted pins known parameters to values they can
+// take (non-negative, 0 or 1 for a flag) and prints (Format) as a list
+// that reads back the same.
+//
+//	go test ./transforms -run '^$' -fuzz FuzzParsePins -fuzztime 2m
+func FuzzParsePins(f *testing.F) {
+	for _, seed := range []string{"lszx=16,lmem=true,vw=1", ",", "lszx=1,,uf=2", "lszx=1,lszx=2", "foo=1", "lszx", "uf=x", "lmem=2",
+		"bszx=-1", " tw0 = 8 ", "uf=99999999999999999999", "lmem=TRUE,lcopy=f", "=", "szx=0x10"} {
+		f.Add(seed)
+	}
+	defs := map[transforms.Name]transforms.Def{}
+	for _, d := range transforms.Defs() {
+		defs[d.Name] = d
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		pins, err := transforms.ParsePins(s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "transforms: ") {
+				t.Errorf("ParsePins(%q): error %q does not name its package", s, err)
+			}
+			return
+		}
+		m := map[string]int{}
+		for n, v := range pins {
+			d, ok := defs[n]
+			if !ok || v < 0 || d.Bool && v > 1 {
+				t.Errorf("ParsePins(%q) pins %s=%d", s, n, v)
+			}
+			m[string(n)] = v
+		}
+		back, err := transforms.ParsePins(transforms.Format(m))
+		if err != nil || len(back) != len(pins) {
+			t.Fatalf("ParsePins(%q) = %v; Format reads back as %v, %v", s, pins, back, err)
+		}
+		for n, v := range pins {
+			if back[n] != v {
+				t.Errorf("ParsePins(%q): %s=%d reads back as %d", s, n, v, back[n])
+			}
+		}
+	})
 }

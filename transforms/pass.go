@@ -23,5 +23,6 @@ type Pass struct {
 // Pipeline is the order in which the passes run: the paper's stages that
 // decide the variant's parts (tiling, local-memory staging, coarsening,
 // private-memory promotion), the assembly of the compute section from them,
-// then the unrolling of its loops and a cleanup of the code.
-var Pipeline = []*Pass{tiling, staging, coarsening, promotion, assembly, unrolling, cleanup}
+// then the pipelining of the tile loop, the vectorization of runs of points, the unrolling of its loops, the
+// packing of local reads into vector loads, and a cleanup of the code.
+var Pipeline = []*Pass{tiling, staging, coarsening, promotion, assembly, pipelining, vectorization, unrolling, packing, cleanup}

@@ -43,7 +43,78 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 	p.Unroll = pick(1, 1, 2, 3, 4)
 	p.LocalMem = r.IntN(2) == 0
 	p.LoopCopy = r.IntN(2) == 0
+	// The extensions of issue 17, each left at its default about half the
+	// time, drawn among the values the setting's geometry allows
+	// (dropExtension takes back those the kernel cannot have).
+	some := func(xs []int) int {
+		if len(xs) == 0 || r.IntN(2) == 0 {
+			return 0
+		}
+		return xs[r.IntN(len(xs))]
+	}
+	run := p.Block[0]
+	if p.Interleave {
+		run = min(run, max(1, p.Chunk))
+	}
+	var vecs []int
+	for _, w := range []int{2, 4, 8} {
+		if run%w == 0 {
+			vecs = append(vecs, w)
+		}
+	}
+	p.Vec = some(vecs)
+	p.Pack = p.LocalMem && r.IntN(2) == 0
+	p.Transpose = p.LocalMem && r.IntN(2) == 0
+	if p.LocalMem && p.Tile != [3]int{} {
+		p.Prefetch = some([]int{1, 2})
+	}
+	if len(size.N) >= 2 {
+		var warps, bands []int
+		x, y := p.Local[0], p.Local[1]
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			if w < min(x, 32) && x%w == 0 && y%(32/w) == 0 {
+				warps = append(warps, w)
+			}
+		}
+		for _, g := range []int{2, 4} {
+			if p.Global[0]/x >= 2 && (p.Global[1]/y)%g == 0 {
+				bands = append(bands, g)
+			}
+		}
+		p.Warp, p.Swizzle = some(warps), some(bands)
+	}
 	return p
+}
+
+// dropExtension resets one of the extension parameters p sets, at random,
+// and reports whether there was one: an illegal setting is tried again
+// without it, so that most settings keep some extensions and few draws are
+// wasted on combinations the kernel cannot have.
+func dropExtension(r *rand.Rand, p *transforms.Params) bool {
+	var set []func()
+	if p.Vec > 1 {
+		set = append(set, func() { p.Vec = 0 })
+	}
+	if p.Pack {
+		set = append(set, func() { p.Pack = false })
+	}
+	if p.Transpose {
+		set = append(set, func() { p.Transpose = false })
+	}
+	if p.Prefetch > 0 {
+		set = append(set, func() { p.Prefetch = 0 })
+	}
+	if p.Warp > 0 {
+		set = append(set, func() { p.Warp = 0 })
+	}
+	if p.Swizzle > 1 {
+		set = append(set, func() { p.Swizzle = 0 })
+	}
+	if len(set) == 0 {
+		return false
+	}
+	set[r.IntN(len(set))]()
+	return true
 }
 
 // settingsPerSize is how many legal settings of each kernel are run at each
@@ -117,6 +188,7 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 		t.Run(b.Name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(b.Name)), 7))
 			legal, illegal := 0, 0
+			uses := map[string]int{} // legal settings using each extension of issue 17
 			sizes := []kernels.Size{b.Sizes["tiny"]}
 			if odd, ok := oddSizeOf(b); ok {
 				sizes = append(sizes, odd)
@@ -135,6 +207,9 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 				for tries := 0; len(batch) < per && tries < 100*per; tries++ {
 					p := randomParams(r, size)
 					v, err := transforms.ApplyChecked(prob, p)
+					for errors.Is(err, transforms.ErrIllegal) && dropExtension(r, &p) {
+						v, err = transforms.ApplyChecked(prob, p)
+					}
 					if errors.Is(err, transforms.ErrIllegal) {
 						illegal++
 						continue
@@ -147,11 +222,17 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 					}
 					batch = append(batch, v)
 					settings = append(settings, p)
+					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1} {
+						if on {
+							uses[name]++
+						}
+					}
 				}
 				legal += len(batch)
 				runBatch(t, s, in, size, batch, settings)
 			}
-			t.Logf("%d legal settings run and checked, %d illegal ones rejected", legal, illegal)
+			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d), %d illegal ones rejected",
+				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], illegal)
 			if legal < len(sizes)*per {
 				t.Errorf("only %d legal settings found, want %d", legal, len(sizes)*per)
 			}

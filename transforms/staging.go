@@ -23,9 +23,15 @@ in a neighbourhood of the point (a stencil's, patterns.Array.Halo) staged:
 the work-group's points with the halo, copied once per block.`,
 	Run: func(s *state) error {
 		if !s.p.LocalMem {
+			if s.p.Transpose {
+				return illegal("ltrans=1 needs lmem=1")
+			}
 			return nil
 		}
 		if len(s.loops) == 0 {
+			if s.p.Transpose {
+				return illegal("ltrans=1: no tile is read along a compute loop (the compute section has no loop nest)")
+			}
 			return s.stageHalos()
 		}
 		byIndex := map[int]*nestLoop{}
@@ -50,6 +56,17 @@ the work-group's points with the halo, copied once per block.`,
 		}
 		if len(groups) == 0 {
 			return illegal("lmem=1: no array of the loop body can be staged in local memory%s", s.whyNotStaged())
+		}
+		if s.p.Transpose {
+			n := 0
+			for _, g := range groups {
+				if g.perm = transposition(g.subs); g.perm != nil {
+					n++
+				}
+			}
+			if n == 0 {
+				return illegal("ltrans=1: no staged tile is read along a compute loop after a global id")
+			}
 		}
 		if err := s.declareStaged(groups); err != nil {
 			return err
@@ -264,16 +281,21 @@ func (s *state) groupRefs(arr *patterns.Array, parts ...[]ast.Stmt) []*group {
 // declareStaged names the local arrays of groups and declares them,
 // within the device's local memory.
 func (s *state) declareStaged(groups []*group) error {
+	pad := 1
+	if s.p.Pack {
+		pad = 4 // rows stay multiples of 4 elements, for aligned float4 reads
+	}
 	for _, g := range groups {
 		g.name = s.fresh("l_" + g.arr.Name)
 		s.local.arrays = append(s.local.arrays, g.name)
+		ext := padded(permute(g.ext, g.perm), pad)
 		elems := int64(1)
-		for _, e := range padded(g.ext) {
+		for _, e := range ext {
 			elems *= int64(e)
 		}
 		q := s.k.Param(g.arr.Name)
 		s.local.bytes += elems * int64(q.Type.Size())
-		s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: padded(g.ext)})
+		s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: ext})
 	}
 	if lim := s.prob.LocalMem; lim > 0 && s.local.bytes > lim {
 		return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.local.bytes, lim)
@@ -317,7 +339,69 @@ type group struct {
 	minOff, maxOff []int64
 	refs           map[*ast.Index]*patterns.Ref // by the reference's node in the clone
 	name           string
-	ext            []int
+	ext            []int // the tile's extent per subscript
+	// perm, when not nil, is the order of the local array's dimensions
+	// (ltrans): dimension i holds subscript perm[i] of the references.
+	perm []int
+}
+
+// transposition returns the order of a transposed tile's dimensions: a
+// tile whose last subscript is a loop counter is stored with the last
+// subscript along a global id moved to the end, so that the points of a
+// work-item along that id read neighbouring elements. Nil when the tile is
+// not read that way.
+func transposition(subs []patterns.Subscript) []int {
+	n := len(subs)
+	if n < 2 || subs[n-1].Kind != patterns.Counter {
+		return nil
+	}
+	for d := n - 2; d >= 0; d-- {
+		if k := subs[d].Kind; k == patterns.ID || k == patterns.IDCounter {
+			perm := make([]int, n)
+			for i := range perm {
+				perm[i] = i
+			}
+			perm[d], perm[n-1] = n-1, d
+			return perm
+		}
+	}
+	return nil
+}
+
+// Transposable reports whether ltrans can act on prob's kernel: an array
+// it only reads has a reference whose last subscript is a loop counter
+// after a global id (a[idy][k]), the tile that ltrans stores transposed.
+func Transposable(prob *Problem) bool {
+	info := prob.Info
+	if info == nil {
+		var err error
+		if info, err = patterns.Analyze(prob.Kernel); err != nil {
+			return false
+		}
+	}
+	for _, arr := range info.Arrays {
+		if arr.Written || arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported {
+			continue
+		}
+		for _, r := range arr.Refs {
+			if transposition(r.Subs) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// permute returns xs in the order perm (xs itself for nil).
+func permute[T any](xs []T, perm []int) []T {
+	if perm == nil {
+		return xs
+	}
+	out := make([]T, len(xs))
+	for i, p := range perm {
+		out[i] = xs[p]
+	}
+	return out
 }
 
 // shapeKey identifies the shape of a reference's subscripts.
@@ -462,6 +546,7 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 			conds = append(conds, ast.Bin(ast.Lt, ast.CloneExpr(coord), ast.IntConst(int64(q.Extents[d]))))
 		}
 	}
+	local.Indices = permute(local.Indices, g.perm)
 	var copyStmt ast.Stmt = &ast.Assign{LHS: local, Op: ast.Set, RHS: global}
 	if c := all(conds); c != nil {
 		copyStmt = &ast.If{Cond: c, Then: ast.NewBlock(copyStmt)}
@@ -525,6 +610,7 @@ func (s *state) rewriteRefs(g *group, byIndex map[int]*nestLoop, part []ast.Stmt
 				}
 				out.Indices = append(out.Indices, e)
 			}
+			out.Indices = permute(out.Indices, g.perm)
 			c.Replace(out)
 			return true
 		}).(ast.Stmt)
@@ -532,12 +618,13 @@ func (s *state) rewriteRefs(g *group, byIndex map[int]*nestLoop, part []ast.Stmt
 }
 
 // padded returns the declared extents of a local array: a row whose length
-// is a multiple of 16 gets one more element, so that work-items reading a
-// column (l_a[lidy + 16*i][k]) hit different memory banks.
-func padded(ext []int) []int {
+// is a multiple of 16 gets pad more elements (1, or 4 with pack so that rows
+// keep float4 alignment), so that work-items reading a column
+// (l_a[lidy + 16*i][k]) hit different memory banks.
+func padded(ext []int, pad int) []int {
 	out := append([]int(nil), ext...)
 	if n := len(out); n >= 2 && out[n-1]%16 == 0 {
-		out[n-1]++
+		out[n-1] += pad
 	}
 	return out
 }

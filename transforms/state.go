@@ -30,6 +30,10 @@ type state struct {
 	private privateMem // what coarsening and promotion hold per point in private memory
 
 	assembled bool // comp holds the compute section assembled from the parts
+	// tileLoop is the innermost tile loop that holds the copies into local
+	// memory, as assembled; nil when there is none (no copies, or no loop
+	// split into tiles).
+	tileLoop *ast.For
 }
 
 // localMem is what the staging pass holds in local memory.

@@ -20,6 +20,14 @@
 // are held in private memory, one scalar per point when the block loops are
 // fully unrolled.
 //
+// Beyond the paper, passes that bring the code nearer a device's limits
+// (issue 17): pipelining overlaps the copy of the next tile with the
+// computation (prefetch), vectorization computes runs of points along x as
+// OpenCL vectors (vec), packing reads local elements in float2/float4 runs
+// and shared elements once (pack); staging can store tiles transposed
+// (ltrans), and the geometry can place a warp's work-items in a 2D
+// sub-block (warp) and launch work-groups in bands (gswz).
+//
 // Apply runs the passes of Pipeline, each a Pass value declared in a file of
 // its own, over a shared state whose parts say which pass writes
 // what. A tuner that applies many settings to one problem calls

@@ -106,7 +106,7 @@ func (s *state) scalarize() {
 				var rec func(prefix string, ext []int)
 				rec = func(prefix string, ext []int) {
 					if len(ext) == 0 {
-						decls = append(decls, &ast.Decl{Name: prefix, Type: n.Type, Mem: ast.Private})
+						decls = append(decls, &ast.Decl{Name: prefix, Type: n.Type, Mem: ast.Private, Width: n.Width})
 						return
 					}
 					for i := 0; i < ext[0]; i++ {
