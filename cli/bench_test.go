@@ -80,7 +80,7 @@ func TestBenchVerb(t *testing.T) {
 		t.Errorf("%d evaluations recorded, the runs measured %d", n, evals)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
-	for _, want := range []string{"| MATMUL | tiny (n=32x32 k=16) | random | 2 |", "(memory)", "--peak-tflops and --bandwidth-tbs", "hplopt bench --kernels matmul"} {
+	for _, want := range []string{"| MATMUL | tiny (n=32x32 k=16) | random | 5 |", "(memory)", "--peak-tflops and --bandwidth-tbs", "hplopt bench --kernels matmul"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("results.md lacks %q:\n%s", want, md)
 		}

@@ -5,6 +5,8 @@
 #
 #   OUT=/some/dir bash docs/results/h100/scripts/passes.sh
 #
+# SEARCH=0 leaves out the two short searches at the end (about 2 minutes).
+#
 # Every line of $OUT/passes/summary.txt is one `hplopt run` (10 launches,
 # the best time, checked against the CPU reference on sampled points) of a
 # setting that differs from the line it names in one parameter, or a short
@@ -82,6 +84,10 @@ run c04 conv2d "$V,vw=4,pack=1,prefetch=1" "c03 + register prefetch of the next 
 
 # Short searches of the new space: everything free, then the new
 # parameters on B's layout.
+if [ "${SEARCH:-1}" = 0 ]; then
+  cublas after
+  exit 0
+fi
 timeout 75 $H tune matmul -d GPU --size L -s genetic -t 60 --runs 3 --db $D/records.db --reuse ignore \
   --json $D/t1.json --emit $D/t1.cl > $D/t1.log 2>&1
 echo "t1   matmul  genetic 60 s, all parameters free: $(grep -E '^(best|params)' $D/t1.log | tr '\n' ' ')" | tee -a $S
