@@ -261,3 +261,49 @@ func TestDeviceCheckDamaged(t *testing.T) {
 		t.Fatalf("a wrong variant on the host alone: %v (%v)", r.Outcome, r.Err)
 	}
 }
+
+// BenchmarkCheck times the check of a right variant's output of 16M floats
+// (MATMUL L's, 64 MiB) on the host and on the device:
+//
+//	go test ./runner -run '^$' -bench Check -benchtime 20x
+func BenchmarkCheck(b *testing.B) {
+	const n = 16 << 20
+	w := make([]float32, n)
+	for i := range w {
+		w[i] = float32(math.Sin(float64(i)))
+	}
+	p := &Problem{Args: []Arg{
+		{Name: "y", Type: ast.Float, Dims: []int{n}, F32: make([]float32, n), Output: true},
+		{Name: "w", Type: ast.Float, Dims: []int{n}, F32: w},
+	}}
+	want := []Arg{{Name: "y", Type: ast.Float, Dims: []int{n}, F32: w, Output: true}, {}}
+	v := Variant{KernelName: "cp", Global: []int{n}, Source: `__kernel void cp(__global float *y, __global const float *w) {
+	y[get_global_id(0)] = w[get_global_id(0)];
+}
+`}
+	for _, c := range []CheckOn{CheckOnHost, CheckOnDevice} {
+		b.Run(c.String(), func(b *testing.B) {
+			m, err := NewMeasurer("", p, MeasureSettings{Runs: 1, Check: c})
+			if err != nil {
+				b.Skipf("no OpenCL device: %v", err)
+			}
+			defer m.Close()
+			if err := m.SetExpected(want); err != nil {
+				b.Fatal(err)
+			}
+			if c == CheckOnDevice && !m.dc.usable() {
+				b.Skip("the device cannot check")
+			}
+			r := m.run(context.Background(), v, runOptions{})
+			if r.res.Outcome != autotune.OK {
+				b.Fatal(r.res.Err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if res := m.check(r.res); res.Outcome != autotune.OK {
+					b.Fatal(res.Err)
+				}
+			}
+		})
+	}
+}
