@@ -302,14 +302,17 @@ func (s *Session) load() {
 		}
 		j := s.loads[0]
 		s.loads = s.loads[1:]
-		unused := j.e.users <= 1
-		s.mu.Unlock()
-		if unused {
+		if j.e.users <= 1 {
+			// Out of the cache before the lock is let go, so that a
+			// Prepare of the same source from now on makes another.
+			j.e.users--
+			s.removeLocked(j.e)
+			s.mu.Unlock()
 			j.e.err = errors.New("runner: the program was dropped before it was made")
-			s.release(j.e, true)
 			close(j.e.done)
 			continue
 		}
+		s.mu.Unlock()
 		s.build(j.e, j.src, j.bin, j.opts)
 	}
 }

@@ -1,9 +1,10 @@
 #!/bin/bash
-# Where the search waits, on PoCL (the 2-core development machine): MATMUL S
-# (SIZE; M's single-point kernel takes 40 s here), genetic, 60 s, with main's binary (B) and this branch's (A) with the
-# outputs checked on the host (--check host, the default on a CPU device)
-# and on the device (--check device), interleaved, ROUNDS times (default
-# 2), each run with an empty cache of built programs and no records.
+# Where the search waits, on PoCL (the 2-core development machine): MATMUL
+# at SIZE (default S; M's single-point kernel takes 40 s here), genetic,
+# 60 s, with main's binary (B) and this branch's (A) with the outputs
+# checked on the host (--check host, the default on a CPU device) and on
+# the device (--check device), interleaved, ROUNDS times (default 2), each
+# run with an empty cache of built programs and no records.
 #   OUT=dir B=path/to/hplopt-main A=path/to/hplopt docs/results/pocl/scripts/throughput.sh
 # About 4 minutes a round.
 set -u
