@@ -18,10 +18,14 @@ import (
 // one's index with atomics: a correct variant costs one small read. Only
 // when the device counts a wrong element does the host compare as before
 // (reading the output back in chunks), and its result is the one that
-// counts and says which element is wrong; were the device's copy of the
-// expected outputs damaged (a variant writing far outside its output), the
-// host would find nothing wrong, and the copy is made again from the
-// host's.
+// counts and says which element is wrong. The copy is made again from the
+// host's after a variant that wrote outside its output (its guard zones)
+// or failed at launch, since it may have written anywhere; were it damaged
+// unseen (a write far outside an output, past the guard zones), a right
+// variant would disagree with the host, which finds nothing wrong, and the
+// copy is made again too (after maxDisagreements, the host checks alone).
+// A wrong variant passes the device only if its outputs equal the damaged
+// copy element for element.
 //
 // A device without double precision (cl_khr_fp64), an output of 2^31
 // elements or more, or one whose second copy does not fit the device's
@@ -123,6 +127,10 @@ type devCheck struct {
 	ready, off bool
 	// warm says that the comparison kernels have been launched once.
 	warm bool
+	// stale says that a variant failed after its launch (wrote outside
+	// its output, or crashed) and may have written into the copy: it is
+	// made again before the next check.
+	stale bool
 	// disagreed counts the checks the device failed and the host passed.
 	disagreed int
 }
@@ -166,6 +174,13 @@ func (m *Measurer) newDevCheck() *devCheck {
 	return &devCheck{prog: m.sess.Prepare(checkSource, "", nil), want: make([]*Buffer, len(m.prob.Args)), kern: make([]*Kernel, len(m.prob.Args))}
 }
 
+// markStale notes that a variant may have written anywhere.
+func (dc *devCheck) markStale() {
+	if dc != nil {
+		dc.stale = true
+	}
+}
+
 // usable reports whether the device checks.
 func (dc *devCheck) usable() bool { return dc != nil && dc.ready && !dc.off }
 
@@ -205,7 +220,7 @@ func (m *Measurer) wantToDevice() {
 	if dc == nil || dc.off {
 		return
 	}
-	dc.ready = false
+	dc.ready, dc.stale = false, false
 	for i, k := range dc.kern { // their tolerances may change
 		if k != nil {
 			k.Close()

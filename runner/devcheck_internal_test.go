@@ -239,6 +239,16 @@ func TestDeviceCheckDamaged(t *testing.T) {
 		}
 	}
 	right := dcVariant("")
+	// A variant that writes outside its output may have damaged the copy:
+	// it is made again before the next check, which agrees with the
+	// host's.
+	damage()
+	if r := dev.Measure(ctx, dcVariant("if (i == n - 1) k[n] = 1;")); r.Outcome != autotune.Wrong {
+		t.Fatalf("a write past the end of k: %v (%v)", r.Outcome, r.Err)
+	}
+	if r := dev.Measure(ctx, right); r.Outcome != autotune.OK || dev.dc.disagreed != 0 {
+		t.Fatalf("right after a stray write with the copy damaged: %v (%v), %d disagreements, want none", r.Outcome, r.Err, dev.dc.disagreed)
+	}
 	for n := 1; n <= maxDisagreements; n++ {
 		damage()
 		if r := dev.Measure(ctx, right); r.Outcome != autotune.OK {

@@ -434,6 +434,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran)
 	fail := func(o autotune.Outcome, format string, args ...any) ran {
 		if o == autotune.Launch || o == autotune.Wrong {
 			m.inputsStale, m.guardsDirty = true, true
+			m.dc.markStale()
 		}
 		if !built.IsZero() {
 			cost.Run = time.Since(built)
@@ -615,6 +616,11 @@ func (m *Measurer) setWant(want []Arg) {
 func (m *Measurer) check(res autotune.Result) autotune.Result {
 	if !m.dc.usable() {
 		return m.checkHost(res)
+	}
+	if m.dc.stale {
+		if m.wantToDevice(); !m.dc.usable() {
+			return m.checkHost(res)
+		}
 	}
 	ok, err := m.checkOnDevice()
 	if err == nil && ok {
