@@ -376,8 +376,9 @@ func (m *Measurer) program(v Variant, bin []byte) *Program {
 // launch), Compile, Launch or Wrong, with the reason in Result.Err (the
 // build log for Compile, the first wrong element for Wrong): the outcomes
 // of package autotune. It needs the
-// expected outputs (SetReference or SetExpected). ctx is checked between
-// launches; a launch cannot be interrupted (a Worker can).
+// expected outputs (SetReference or SetExpected). ctx is checked before
+// the launches, which are enqueued together after the first (v.Deadline
+// bounds how many): they cannot be interrupted (a Worker can).
 func (m *Measurer) Measure(ctx context.Context, v Variant) autotune.Result {
 	return m.measure(ctx, v, runOptions{}).res
 }
