@@ -5,7 +5,10 @@ import (
 	"math/rand/v2"
 )
 
-var _ Strategy = (*Annealing)(nil)
+var (
+	_ Strategy = (*Annealing)(nil)
+	_ Planner  = (*Annealing)(nil)
+)
 
 // AnnealingSettings controls simulated annealing. The zero value gives the
 // defaults below.
@@ -16,9 +19,13 @@ type AnnealingSettings struct {
 	// Horizon is the number of evaluations over which the temperature
 	// falls linearly from T0 to 0 (CLTune's schedule, T0·(1 - k/Horizon)
 	// after k evaluations); after it the search only moves to better
-	// neighbours. Default 0: 2.5% of the space, at least 100 and at most
+	// neighbours. Default 0: Evaluations when known (also when Tune tells
+	// it later: Plan), else 2.5% of the space, at least 100 and at most
 	// 1000 evaluations.
 	Horizon int
+	// Evaluations is the search's budget of evaluations when it is known.
+	// Default 0: unknown.
+	Evaluations int
 	// Seeds are starting points, tried (repaired into the space) before
 	// random ones. Default none: random starts.
 	Seeds []Point
@@ -27,6 +34,9 @@ type AnnealingSettings struct {
 func (s AnnealingSettings) withDefaults(space *Space) AnnealingSettings {
 	if s.Temperature <= 0 {
 		s.Temperature = 0.5
+	}
+	if s.Horizon <= 0 && s.Evaluations > 0 {
+		s.Horizon = s.Evaluations
 	}
 	if s.Horizon <= 0 {
 		size := space.Size()
@@ -65,6 +75,7 @@ type Annealing struct {
 	space *Space
 	r     *rand.Rand
 	set   AnnealingSettings
+	given AnnealingSettings // as given, before the defaults
 	seen  *Visited
 
 	seeds   []Point
@@ -79,9 +90,20 @@ type Annealing struct {
 // NewAnnealing returns a simulated annealing search of space drawing from
 // r.
 func NewAnnealing(space *Space, r *rand.Rand, set AnnealingSettings) *Annealing {
-	set = set.withDefaults(space)
-	return &Annealing{space: space, r: r, set: set, seen: NewVisited(space, r), seeds: set.Seeds}
+	return &Annealing{space: space, r: r, set: set.withDefaults(space), given: set, seen: NewVisited(space, r), seeds: set.Seeds}
 }
+
+// Plan sets the budget of evaluations the temperature falls to 0 over,
+// unless the settings gave a Horizon.
+func (a *Annealing) Plan(evaluations int) {
+	if evaluations > 0 && a.given.Horizon <= 0 {
+		a.set.Horizon = evaluations
+	}
+}
+
+// Horizon returns the number of evaluations the temperature falls to 0
+// over.
+func (a *Annealing) Horizon() int { return a.set.Horizon }
 
 // Name returns "annealing".
 func (*Annealing) Name() string { return "annealing" }

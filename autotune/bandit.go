@@ -7,7 +7,10 @@ import (
 	"strings"
 )
 
-var _ Strategy = (*Bandit)(nil)
+var (
+	_ Strategy = (*Bandit)(nil)
+	_ Planner  = (*Bandit)(nil)
+)
 
 // BanditSettings controls the AUC bandit. The zero value gives the
 // defaults below, OpenTuner's.
@@ -72,6 +75,16 @@ func NewBandit(space *Space, r *rand.Rand, set BanditSettings, techniques ...Str
 	return &Bandit{
 		space: space, r: r, set: set, techs: techniques, dead: make([]bool, len(techniques)),
 		seen: NewVisited(space, r), res: map[string]Result{}, lastBy: -1,
+	}
+}
+
+// Plan tells the techniques that plan by the budget (Planner) the search's
+// evaluations.
+func (b *Bandit) Plan(evaluations int) {
+	for _, t := range b.techs {
+		if p, ok := t.(Planner); ok {
+			p.Plan(evaluations)
+		}
 	}
 }
 

@@ -75,6 +75,69 @@ func MustParseStop(s string) Stop {
 	return c
 }
 
+// Held returns the part of stop that holds in state s, in ParseStop's
+// syntax: the condition that ended a search ("stall>=100" of "evals>=500
+// or stall>=100"), every side of an "and", the sides of an "or" that hold.
+// It returns "" when stop does not hold (or is nil); a Stop made outside
+// this package is returned whole.
+func Held(stop Stop, s StopState) string {
+	if stop == nil || !stop.Done(s) {
+		return ""
+	}
+	o, ok := stop.(*stopOp)
+	if !ok {
+		return stop.String()
+	}
+	l, r := Held(o.l, s), Held(o.r, s)
+	if o.and {
+		return o.side(o.l, l) + " and " + o.side(o.r, r)
+	}
+	switch {
+	case l == "":
+		return r
+	case r == "":
+		return l
+	}
+	return l + " or " + r
+}
+
+// MaxEvals returns the most evaluations a search stopped by stop makes in
+// a space of size points, and whether stop bounds them at all: evals>=N
+// bounds them by N and space>=P by P of the space; an "or" by the smaller
+// bound of its sides, an "and" by the larger (when both sides bound them).
+// Time, stall and best conditions bound nothing.
+func MaxEvals(stop Stop, size *big.Int) (int, bool) {
+	switch c := stop.(type) {
+	case *stopCond:
+		switch c.kind {
+		case stopEvals:
+			return c.n, true
+		case stopSpace:
+			if size == nil {
+				return 0, false
+			}
+			f, _ := new(big.Float).SetInt(size).Float64()
+			if n := math.Ceil(c.frac * f); n < math.MaxInt32 {
+				return max(1, int(n)), true
+			}
+		}
+	case *stopOp:
+		l, lok := MaxEvals(c.l, size)
+		r, rok := MaxEvals(c.r, size)
+		switch {
+		case c.and && lok && rok:
+			return max(l, r), true
+		case !c.and && lok && rok:
+			return min(l, r), true
+		case !c.and && lok:
+			return l, true
+		case !c.and && rok:
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 // stopWatch follows a search for its stop condition.
 type stopWatch struct {
 	size      *big.Int
@@ -179,15 +242,16 @@ func (o *stopOp) String() string {
 	if o.and {
 		op = " and "
 	}
-	return o.side(o.l) + op + o.side(o.r)
+	return o.side(o.l, o.l.String()) + op + o.side(o.r, o.r.String())
 }
 
-// side parenthesizes an "or" inside an "and".
-func (o *stopOp) side(c Stop) string {
-	if x, ok := c.(*stopOp); ok && o.and && !x.and {
-		return "(" + x.String() + ")"
+// side parenthesizes text, the form of operand c, when c is an "or" inside
+// an "and".
+func (o *stopOp) side(c Stop, text string) string {
+	if x, ok := c.(*stopOp); ok && o.and && !x.and && strings.Contains(text, " or ") {
+		return "(" + text + ")"
 	}
-	return c.String()
+	return text
 }
 
 // The parser: expr = term {"or" term}; term = factor {"and" factor};

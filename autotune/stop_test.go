@@ -2,6 +2,7 @@ package autotune
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -147,4 +148,93 @@ func TestTuneStopClock(t *testing.T) {
 	if rep.Evaluations != 4 {
 		t.Errorf("time>=4s on the simulated clock: %d evaluations, want 4", rep.Evaluations)
 	}
+}
+
+// Held names the part of a condition that held; MaxEvals bounds the
+// evaluations a condition allows.
+func TestHeldAndMaxEvals(t *testing.T) {
+	s := StopState{Evaluations: 10, SpaceSize: big.NewInt(1000), Found: true, BestMs: 2, Stalled: 5}
+	for _, c := range []struct {
+		stop, held string
+		max        int // 0: unbounded
+	}{
+		{"evals>=10", "evals>=10", 10},
+		{"evals>=11", "", 11},
+		{"evals>=500 or stall>=5", "stall>=5", 500},
+		{"evals>=10 or stall>=5", "evals>=10 or stall>=5", 10},
+		{"stall>=5 and (evals>=500 or best<=3ms)", "stall>=5 and best<=3ms", 0},
+		{"(evals>=5 or time>=1h) and (space>=1% or stall>=9)", "evals>=5 and space>=1%", 10},
+		{"(evals>=5 or space>=0.5%) and evals>=7", "(evals>=5 or space>=0.5%) and evals>=7", 7},
+		{"space>=2.5% or time>=1m", "", 25},
+		{"stall>=5 or best<=1ms", "stall>=5", 0},
+	} {
+		stop := MustParseStop(c.stop)
+		if got := Held(stop, s); got != c.held {
+			t.Errorf("Held(%q) = %q, want %q", c.stop, got, c.held)
+		}
+		n, ok := MaxEvals(stop, s.SpaceSize)
+		if ok != (c.max > 0) || n != c.max {
+			t.Errorf("MaxEvals(%q) = %d, %v; want %d", c.stop, n, ok, c.max)
+		}
+	}
+	if Held(nil, s) != "" {
+		t.Error("Held(nil) is not empty")
+	}
+}
+
+// planner is a strategy that records the budgets it is told.
+type planner struct {
+	*Random
+	told []int
+}
+
+func (p *planner) Plan(n int) { p.told = append(p.told, n) }
+
+// Tune tells a Planner the budget it knows before the first point (-e, or
+// the stop condition's bound, the smaller), and with only a time budget
+// an estimate after 5, 10, 20, ... evaluations.
+func TestTunePlan(t *testing.T) {
+	s := divSpace(t)
+	ok := EvaluatorFunc(func(context.Context, Point) Result { return Result{Outcome: OK, Ms: 1} })
+	for _, c := range []struct {
+		set  Settings
+		want []int
+	}{
+		{Settings{MaxEvals: 9}, []int{9}},
+		{Settings{MaxEvals: 9, Stop: MustParseStop("evals>=4 or stall>=2")}, []int{4}},
+		{Settings{MaxEvals: 3, Stop: MustParseStop("evals>=4")}, []int{3}},
+		{Settings{Stop: MustParseStop("stall>=2")}, nil},
+		{Settings{}, nil},
+	} {
+		p := &planner{Random: NewRandom(s, NewRand(1))}
+		if _, err := Tune(context.Background(), c.set, s, p, ok); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(p.told) != fmt.Sprint(c.want) {
+			t.Errorf("%+v: told %v, want %v", c.set, p.told, c.want)
+		}
+	}
+	// 2 ms per evaluation in 100 ms: about 50 evaluations, fewer with the
+	// loop's own time, re-estimated after 5, 10, 20 and 40.
+	slow := EvaluatorFunc(func(context.Context, Point) Result {
+		time.Sleep(2 * time.Millisecond)
+		return Result{Outcome: OK, Ms: 1}
+	})
+	wide := MustSpace(Param{Name: "x", Range: vals(seq(1000)...)})
+	p := &planner{Random: NewRandom(wide, NewRand(1))}
+	rep, err := Tune(context.Background(), Settings{Budget: 100 * time.Millisecond}, wide, p, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.told) < 2 || len(p.told) > 4 || p.told[0] > 50 || p.told[0] < 6 || rep.Evaluations > 50 {
+		t.Errorf("-t 0.1 s, evaluations of 2 ms: told %v after %d evaluations, want 2 to 4 estimates of 6 to 50", p.told, rep.Evaluations)
+	}
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

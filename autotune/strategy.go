@@ -156,6 +156,18 @@ type ReadyReporter interface {
 	Ready(p Point) bool
 }
 
+// Planner is implemented by strategies that plan by the search's budget of
+// evaluations, such as annealing's cooling schedule and the model's stage
+// sizes. Tune calls Plan before the first Next with the budget when it is
+// known (Settings.MaxEvals, or the bound of Settings.Stop: MaxEvals), and,
+// when only a time budget limits the search, with an estimate made from
+// the rate of the evaluations so far: after 5, 10, 20, 40, ... evaluations,
+// the evaluations made times the budget over the time taken (see Tune).
+// A strategy keeps its own default until it is told.
+type Planner interface {
+	Plan(evaluations int)
+}
+
 // Preparer is implemented by evaluators that can start work on a point
 // before it is evaluated, such as building its variant in the background.
 type Preparer interface {

@@ -196,6 +196,9 @@ type Report struct {
 	Elapsed        time.Duration
 	EvalsPerMinute float64
 	Stopped        StopReason
+	// StopCondition is the part of Settings.Stop that held when Stopped
+	// is StopCondition (Held), "" otherwise.
+	StopCondition string
 	// Spent sums the Cost of the evaluations in History: what of Elapsed
 	// went to waiting for builds and for the programs made from them, to
 	// running variants and to checking them. The rest went to generating variants, the strategy, and the
@@ -273,8 +276,10 @@ func (r *Report) add(e Eval) {
 // measured before.
 //
 // The budget holds as well as the evaluator honours its context: the clock
-// is checked before each evaluation, and the context of an evaluation is
-// done when the budget ends.
+// is checked before each evaluation (after the strategy chose its point),
+// and the context of an evaluation is done when the budget ends. A
+// strategy's own work is not cut: a search ends at most one evaluation and
+// one choice of a point past its budget.
 func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev Evaluator) (rep *Report, err error) {
 	start := time.Now()
 	rep = &Report{Strategy: strategy.Name(), Seed: set.Seed, SpaceSize: space.Size()}
@@ -298,12 +303,14 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		switch {
 		case ctx.Err() != nil:
 			return StopCancelled, true
-		case run.Err() != nil:
+		case run.Err() != nil, set.Budget > 0 && time.Since(start) >= set.Budget:
+			// (The deadline's timer may fire a little late.)
 			return StopBudget, true
 		}
 		return 0, false
 	}
 	watch := &stopWatch{size: rep.SpaceSize}
+	plan := newPlanning(set, strategy, rep.SpaceSize)
 	prep, _ := ev.(Preparer)
 	prepared := map[string]bool{}
 	la, _ := strategy.(Lookahead)
@@ -352,6 +359,12 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 				return rep, nil
 			}
 		}
+		// The strategy's own work (a model's training) may have taken
+		// the rest of the budget: no evaluation starts after it.
+		if why, ok := stopped(); ok {
+			rep.Stopped = why
+			return rep, nil
+		}
 		ectx, cancel := run, context.CancelFunc(func() {})
 		if set.EvalTimeout > 0 {
 			ectx, cancel = context.WithTimeout(run, set.EvalTimeout)
@@ -388,11 +401,61 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			if set.Clock != nil {
 				elapsed = set.Clock()
 			}
-			if set.Stop.Done(watch.after(rep, elapsed)) {
-				rep.Stopped = StopCondition
+			if st := watch.after(rep, elapsed); set.Stop.Done(st) {
+				rep.Stopped, rep.StopCondition = StopCondition, Held(set.Stop, st)
 				return rep, nil
 			}
 		}
+		plan.after(rep.Measured, e.Elapsed)
+	}
+}
+
+// planning tells a Planner strategy its budget of evaluations.
+type planning struct {
+	p      Planner
+	budget time.Duration // the time budget, when only it limits the search
+	next   int           // the number of evaluations after which to estimate again
+	told   int
+}
+
+// newPlanning tells strategy, if it is a Planner, the evaluations set
+// allows when they are known; else, with a time budget, it estimates them
+// later (after).
+func newPlanning(set Settings, strategy Strategy, size *big.Int) *planning {
+	p, ok := strategy.(Planner)
+	if !ok {
+		return &planning{}
+	}
+	n, known := set.MaxEvals, set.MaxEvals > 0
+	if set.Stop != nil {
+		if m, ok := MaxEvals(set.Stop, size); ok && (!known || m < n) {
+			n, known = m, true
+		}
+	}
+	if known {
+		p.Plan(n)
+		return &planning{}
+	}
+	if set.Budget <= 0 {
+		return &planning{}
+	}
+	return &planning{p: p, budget: set.Budget, next: 5}
+}
+
+// after re-estimates the budget of evaluations after n measured in elapsed,
+// at n = 5, 10, 20, 40, ...: n times the budget over elapsed.
+func (pl *planning) after(n int, elapsed time.Duration) {
+	if pl.p == nil || n < pl.next || elapsed <= 0 {
+		return
+	}
+	pl.next = 2 * n
+	est := float64(n) * float64(pl.budget) / float64(elapsed)
+	if est > math.MaxInt32 {
+		est = math.MaxInt32
+	}
+	if e := max(n+1, int(est)); e != pl.told {
+		pl.told = e
+		pl.p.Plan(e)
 	}
 }
 
@@ -438,7 +501,10 @@ type JSONReport struct {
 	ElapsedS       float64        `json:"elapsed_s"`
 	Time           JSONTime       `json:"time"`
 	Stopped        string         `json:"stopped"`
-	History        []JSONEval     `json:"history"`
+	// StopCondition is the part of the stop condition that held when
+	// stopped is "stop-condition".
+	StopCondition string     `json:"stop_condition,omitempty"`
+	History       []JSONEval `json:"history"`
 
 	// The fields below are filled by the caller that knows them (package
 	// optimizer), like Kernel and Device.
@@ -560,8 +626,9 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 			BuildWaitS: r.Spent.Build.Seconds(), LoadWaitS: r.Spent.Load.Seconds(), RunS: r.Spent.Run.Seconds(), KernelS: r.Spent.Kernels.Seconds(), CheckS: r.Spent.Check.Seconds(),
 			OtherS: r.Other().Seconds(),
 		},
-		Stopped: r.Stopped.String(),
-		History: make([]JSONEval, 0, len(r.History)),
+		Stopped:       r.Stopped.String(),
+		StopCondition: r.StopCondition,
+		History:       make([]JSONEval, 0, len(r.History)),
 	}
 	if j.SpaceSize == nil {
 		j.SpaceSize = new(big.Int)

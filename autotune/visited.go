@@ -31,6 +31,10 @@ func NewVisited(space *Space, r *rand.Rand) *Visited {
 // never returns it.
 func (v *Visited) Propose(p Point) { v.pending[p.Key()] = true }
 
+// Forget undoes Propose for a point not yet told: Fresh may return it
+// again.
+func (v *Visited) Forget(p Point) { delete(v.pending, p.Key()) }
+
 // Tell records the result of p.
 func (v *Visited) Tell(p Point, r Result) {
 	k := p.Key()

@@ -34,6 +34,7 @@ type benchConfig struct {
 	Budget     map[string]float64 // seconds per size class ("" for all)
 	Device     string
 	Evals      int
+	Stop       autotune.Stop
 	Seed       uint64
 	DataSeed   int64
 	Runs       int
@@ -107,7 +108,7 @@ func parseBench(c *command, args []string) (*benchConfig, *flagSet, error) {
 // fields the flags do not set.
 func (cfg *benchConfig) check(c *command) error {
 	s := cfg.search
-	cfg.Evals, cfg.Seed, cfg.Runs, cfg.Builds, cfg.Timeout = s.Evals, s.Seed, s.Runs, s.Builds, s.Timeout.Seconds()
+	cfg.Evals, cfg.Stop, cfg.Seed, cfg.Runs, cfg.Builds, cfg.Timeout = s.Evals, s.Stop, s.Seed, s.Runs, s.Builds, s.Timeout.Seconds()
 	cfg.Builders, cfg.Order, cfg.Cache, cfg.CacheMax = s.Builders, s.Order, cacheDir(s.Cache), s.CacheMax
 	if (cfg.peak > 0) != (cfg.bw > 0) {
 		return fmt.Errorf("give both --peak-tflops and --bandwidth-tbs, or neither")
@@ -335,7 +336,7 @@ func benchVerb(c *command, args []string, stdout, stderr io.Writer) int {
 func benchOne(ctx context.Context, cfg *benchConfig, db *records.DB, b *kernels.Benchmark, size kernels.Size, rec *bench.Record, stdout, stderr io.Writer) bool {
 	tc := &tuneConfig{Bench: b, Size: size, Device: cfg.Device, DataSeed: cfg.DataSeed, Quiet: true,
 		Settings: hpl.OptimizerSettings{Strategy: rec.Strategy, Seed: cfg.Seed, Time: time.Duration(rec.BudgetS * float64(time.Second)),
-			Evals: cfg.Evals, Runs: cfg.Runs, Builders: cfg.Builders, Builds: cfg.Builds, Order: cfg.Order, Cache: cfg.Cache, CacheMax: cfg.CacheMax,
+			Evals: cfg.Evals, Stop: cfg.Stop, Runs: cfg.Runs, Builders: cfg.Builders, Builds: cfg.Builds, Order: cfg.Order, Cache: cfg.Cache, CacheMax: cfg.CacheMax,
 			Timeout: time.Duration(cfg.Timeout * float64(time.Second)),
 			Records: db, NoRecords: db == nil, Reuse: optimizer.ReuseIgnore,
 			Warn: func(msg string) { fmt.Fprintf(stderr, "hplopt bench: warning: %s\n", msg) }}}

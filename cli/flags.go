@@ -486,6 +486,36 @@ func (f *sizeFlag) Get() any            { return *f.p }
 func (f *sizeFlag) placeholder() string { return "SIZE" }
 func (f *sizeFlag) allowed() string     { return "a number of bytes, with K, M or G for KiB, MiB or GiB" }
 
+// stopFlag is a stop condition (autotune.ParseStop), checked as it is
+// given.
+type stopFlag struct{ p *autotune.Stop }
+
+func stopVar(fs *flagSet, p *autotune.Stop, usage string) {
+	fs.Var(&stopFlag{p}, "stop", usage)
+}
+
+func (f *stopFlag) String() string {
+	if f.p == nil || *f.p == nil {
+		return ""
+	}
+	return (*f.p).String()
+}
+
+func (f *stopFlag) Set(s string) error {
+	c, err := autotune.ParseStop(s)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "autotune: "))
+	}
+	*f.p = c
+	return nil
+}
+
+func (f *stopFlag) Get() any            { return *f.p }
+func (f *stopFlag) placeholder() string { return "EXPR" }
+func (f *stopFlag) allowed() string {
+	return "conditions evals>=N, time>=D, space>=P%, stall>=N, stalltime>=D, best<=D joined by and, or and parentheses"
+}
+
 // strategyFlag is a search strategy, by name or unique prefix (one), or
 // several separated by commas (list).
 type strategyFlag struct {

@@ -14,15 +14,23 @@ import (
 	"strings"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/optimizer"
+	"github.com/hplopt/hplopt/records"
 	"github.com/hplopt/hplopt/replay"
 	"github.com/hplopt/hplopt/strategies"
 )
 
-const replayAbout = `Runs search strategies against a recorded table of measurements instead of a
-device (Kernel Tuner's simulation mode) and prints, per strategy, the median
-fraction of the optimum reached after -e evaluations over --seeds searches, its
+const replayAbout = `Runs search strategies against recorded measurements instead of a device
+(Kernel Tuner's simulation mode) and prints, per strategy, the median fraction
+of the optimum reached after -e evaluations over --seeds searches, its
 quartiles, and the methodology score ((found - random) / (optimum - random),
-random search's expected best in closed form).`
+random search's expected best in closed form). The recorded space is a CSV
+table (--table) or a problem of the tuning records measured densely or
+exhaustively (--problem; hplopt tune -s exhaustive --params PINS records one):
+every point recorded, failures as failures; a point never measured is
+illegal. Strategies start from the start points the table gives (the
+single-point setting and canonical shapes a live search starts from) unless
+--no-start. --export-table writes the recorded space as a CSV table instead.`
 
 func init() {
 	register(verb{name: "replay", summary: "run search strategies on a recorded table instead of a device and score them", run: replayVerb,
@@ -31,15 +39,21 @@ func init() {
 
 // replayFlags defines replay's flags; the values are read after parsing.
 type replayFlagValues struct {
-	table, stop, at, js, plot string
-	strats                    []string
-	evals, seeds              int
+	table, problem, db, export, at, js, plot string
+	noStart                                  bool
+	stop                                     autotune.Stop
+	strats                                   []string
+	evals, seeds                             int
 }
 
 func replayFlags() (*flagSet, *replayFlagValues) {
 	v := &replayFlagValues{}
 	fs := newFlagSet("replay", "", replayAbout)
-	fs.StringVar(&v.table, "table", "", "recorded space: a CSV `FILE` with a header, a column per parameter and time_ms (a time or fail); required")
+	fs.StringVar(&v.table, "table", "", "recorded space: a CSV `FILE` with a header, a column per parameter and time_ms (a time or fail)")
+	fs.StringVar(&v.problem, "problem", "", "recorded space: the evaluations of the records' problem `ID|KERNEL` (an ID prefix, or the records' kernel name with one problem recorded; hplopt db list shows them)")
+	fs.StringVar(&v.db, "db", "", "the tuning records database `PATH` of --problem (\"\": $HPLOPT_DB, else records.db under hplopt's cache directory); given alone, its only problem")
+	fs.StringVar(&v.export, "export-table", "", "write the recorded space as a CSV table to `FILE` (with its problem and start points as # lines) and replay nothing")
+	fs.BoolVar(&v.noStart, "no-start", false, "give the strategies no start points: each starts from random points")
 	var names []string
 	for _, n := range strategies.Names() {
 		if n != strategies.Exhaustive {
@@ -49,7 +63,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	strategiesVar(fs, &v.strats, names, "strategies to replay, comma-separated")
 	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search (0: 10% of the table, at least 20)")
 	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N)")
-	fs.StringVar(&v.stop, "stop", "", "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs)")
+	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")
 	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
 	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")
 	fs.StringVar(&v.plot, "plot", "", "write a PNG of the fraction of the optimum against evaluations to `FILE`")
@@ -58,11 +72,14 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 
 // replayConfig is one `hplopt replay`.
 type replayConfig struct {
-	Table string
-	Run   replay.Config
-	At    []string // budgets of the extra lines, as given: counts or percentages of the table
-	JSON  string
-	Plot  string
+	Table   string // CSV file, or
+	Problem string // a problem of the records database DB
+	DB      string
+	Export  string
+	Run     replay.Config
+	At      []string // budgets of the extra lines, as given: counts or percentages of the table
+	JSON    string
+	Plot    string
 }
 
 func parseReplay(args []string) (*replayConfig, *flagSet, error) {
@@ -70,22 +87,69 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 	if err := fs.noOperands(args); err != nil {
 		return nil, fs, err
 	}
-	if v.table == "" {
-		return nil, fs, errors.New("no --table given")
+	switch {
+	case v.table == "" && v.problem == "" && v.db == "":
+		return nil, fs, errors.New("no --table, --problem or --db given")
+	case v.table != "" && (v.problem != "" || v.db != ""):
+		return nil, fs, errors.New("give --table or the records (--problem, --db), not both")
 	}
-	cfg := &replayConfig{Table: v.table, JSON: v.js, Plot: v.plot, Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats}}
-	stop, at := &v.stop, &v.at
-	if *stop != "" {
-		c, err := autotune.ParseStop(*stop)
-		if err != nil {
-			return nil, fs, err
-		}
-		cfg.Run.Stop = c
-	}
-	if *at != "" {
-		cfg.At = strings.Split(*at, ",")
+	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, JSON: v.js, Plot: v.plot,
+		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart}}
+	if v.at != "" {
+		cfg.At = strings.Split(v.at, ",")
 	}
 	return cfg, fs, nil
+}
+
+// load reads the recorded space the flags name, with its source.
+func (cfg *replayConfig) load() (*replay.Table, replay.Source, error) {
+	if cfg.Table != "" {
+		c, err := replay.OpenCSV(cfg.Table)
+		if err != nil {
+			return nil, nil, err
+		}
+		t, err := replay.Load(c, cfg.Table)
+		return t, c, err
+	}
+	path, _, err := recordsPath(cfg.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, fmt.Errorf("no records database at %s", path)
+	}
+	db, err := records.Open(path, records.Options{ReadOnly: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	src, err := replay.FromRecords(db, cfg.Problem, optimizer.ParamOrder())
+	if err != nil {
+		return nil, nil, err
+	}
+	p := src.Problem()
+	t, err := replay.Load(src, fmt.Sprintf("%s %s (problem %s)", p.Key.Kernel, p.Key.Sizes(), p.ID[:12]))
+	return t, src, err
+}
+
+// exportTable writes the recorded space of src as a CSV table to file.
+func exportTable(file string, src replay.Source) error {
+	var meta [][2]string
+	switch s := src.(type) {
+	case *replay.Records:
+		meta = s.Meta()
+	case *replay.CSV:
+		meta = s.Meta()
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(replay.WriteCSV(f, src, meta), f.Close()); err != nil {
+		os.Remove(file)
+		return err
+	}
+	return nil
 }
 
 // budget reads a --at entry: a count, or a percentage of size points
@@ -114,7 +178,13 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}
-	t, err := replay.LoadCSV(cfg.Table)
+	t, src, err := cfg.load()
+	if err == nil && cfg.Export != "" {
+		if err = exportTable(cfg.Export, src); err == nil {
+			fmt.Fprintf(stdout, "wrote %s: %d points (%d failed), %d start points\n", cfg.Export, t.Len(), t.Failed(), len(t.Start()))
+			return 0
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
 		return 1
@@ -144,8 +214,12 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	n := cfg.Run.Evaluations
-	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %d seeds; random search's expected best %.4g ms (fraction %.3f)\n",
-		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), cfg.Run.Seeds, t.ExpectedRandom(n), t.Optimum()/t.ExpectedRandom(n))
+	start := fmt.Sprintf("%d start points", len(t.Start()))
+	if cfg.Run.NoStart {
+		start = "no start points"
+	}
+	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %d seeds, %s; random search's expected best %.4g ms (fraction %.3f)\n",
+		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), cfg.Run.Seeds, start, t.ExpectedRandom(n), t.Optimum()/t.ExpectedRandom(n))
 	for _, r := range results {
 		yes := "no"
 		if r.BeatsRandom {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,10 @@ func TestReplayVerbErrors(t *testing.T) {
 		status int
 		want   string
 	}{
-		{[]string{"replay"}, 2, "no --table"},
+		{[]string{"replay"}, 2, "no --table, --problem or --db"},
+		{[]string{"replay", "--table", poclTable, "--problem", "matmul"}, 2, "not both"},
+		{[]string{"replay", "--table", poclTable, "--db", "x.db"}, 2, "not both"},
+		{[]string{"replay", "--problem", "matmul", "--db", "nosuch.db"}, 1, "no records database at nosuch.db"},
 		{[]string{"replay", "--table", poclTable, "-s", "simplex"}, 2, `unknown search strategy "simplex"`},
 		{[]string{"replay", "--table", poclTable, "--stop", "evals>=5 or stal>=3"}, 2, "column 13"},
 		{[]string{"replay", "--table", poclTable, "-e", "10", "--at", "20"}, 2, "more than -e 10"},
@@ -63,5 +67,49 @@ func TestReplayVerbErrors(t *testing.T) {
 		if st != c.status || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: status %d, stderr %q; want %d and %q", c.args, st, errs, c.status, c.want)
 		}
+	}
+}
+
+// A space measured exhaustively on the device (MATMUL tiny, 12 points
+// with these pins, the extensions of table2-3 at their neutral values) replays the same from the records (--problem) as from
+// the table they export (--export-table): the same rows, start points and
+// results.
+func TestReplayRecords(t *testing.T) {
+	needDevice(t)
+	if testing.Short() {
+		t.Skip("tunes on the device")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	pins := "interleave=0,lmem=0,lcopy=0,tw0=0,bszy=1,lszy=1,szy=32,uf=4,lszx=4,fullunroll=1,vec=1,warp=0,gswz=1"
+	if st, out, errs := hplopt("tune", "matmul", "--size", "tiny", "-s", "exhaustive", "-t", "300", "-q", "--db", db, "--params", pins); st != 0 || !strings.Contains(out, "stopped: exhausted") {
+		t.Fatalf("tune: status %d\n%s%s", st, out, errs)
+	}
+	table := filepath.Join(dir, "t.csv")
+	st, out, errs := hplopt("replay", "--db", db, "--export-table", table) // its only problem
+	if st != 0 || !strings.Contains(out, "12 points") {
+		t.Fatalf("export: status %d\n%s%s", st, out, errs)
+	}
+	data, _ := os.ReadFile(table)
+	for _, want := range []string{"# kernel: mxm\n", "# start: bszx=1,", "\nbszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,time_ms,cost_ms\n"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the exported table lacks %q:\n%s", want, data)
+		}
+	}
+	var results [2]string
+	for i, from := range [][]string{{"--db", db, "--problem", "mxm"}, {"--table", table}} {
+		js := filepath.Join(dir, fmt.Sprint(i, ".json"))
+		st, out, errs := hplopt(append([]string{"replay", "-s", "random,genetic,annealing,model", "-e", "8", "--seeds", "4", "--json", js}, from...)...)
+		if st != 0 || !strings.Contains(out, "12 points (0 failed)") || strings.Contains(out, " 0 start points") {
+			t.Fatalf("replay %v: status %d\n%s%s", from, st, out, errs)
+		}
+		b, _ := os.ReadFile(js)
+		results[i] = string(b)
+	}
+	if results[0] != results[1] {
+		t.Errorf("replayed from the records:\n%s\nfrom the exported table:\n%s", results[0], results[1])
+	}
+	if st, _, errs := hplopt("replay", "--db", db, "--problem", "conv2d"); st != 1 || !strings.Contains(errs, `no recorded problem has an ID starting with "conv2d" or kernel "conv2d"`) {
+		t.Errorf("replay of a problem not recorded: status %d, %s", st, errs)
 	}
 }

@@ -45,7 +45,7 @@ best variant. Every variant is built, run and checked against the single-point
 kernel before its time counts, and recorded in the tuning records as soon as
 it is measured (hplopt db lists them). A problem tuned before is not searched
 again: --reuse says how the records are used (a cut search goes on where it
-stopped; a shape never tuned, without -t or -e, runs the nearest recorded
+stopped; a shape never tuned, without -t, -e or --stop, runs the nearest recorded
 shape's best). Ctrl-C or SIGTERM ends the search and reports the best so far.
 tune is the default verb: hplopt KERNEL ... is hplopt tune KERNEL ...`
 
@@ -70,6 +70,7 @@ func (c *tuneConfig) flags() *flagSet {
 // and dataSeed, with runs timed launches per variant by default.
 func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs int) {
 	intVar(fs, &s.Evals, "e", 0, 0, math.MaxInt, "largest number of evaluations of a search (0: no limit)")
+	stopVar(fs, &s.Stop, "end a search when `EXPR` holds, e.g. \"evals>=500 or stall>=100\" (with -t and -e: whichever comes first; the syntax of hplopt replay --stop)")
 	intVar(fs, &s.Seed, "seed", 1, 1, math.MaxUint64, "seed of the search")
 	intVar(fs, dataSeed, "data-seed", 1, 0, math.MaxInt64, "seed of the input data")
 	intVar(fs, &s.Runs, "runs", runs, 1, 1000, "timed launches per variant (the median counts)")
@@ -97,11 +98,11 @@ func parseTune(c *command, args []string) (*tuneConfig, *flagSet, error) {
 			err = fmt.Errorf("--emit writes one kernel: give one size, not %d", len(cfg.Sizes))
 		}
 	}
-	// Without -t or -e, a single size is given no budget: a shape never
+	// Without -t, -e or --stop, a single size is given no budget: a shape never
 	// tuned then runs the nearest recorded shape's best instead of being
 	// searched (optimizer.ReuseBest); the search, if any, takes 60 s.
 	budget := len(cfg.Sizes) > 1
-	fs.Visit(func(f *flag.Flag) { budget = budget || f.Name == "t" || f.Name == "e" })
+	fs.Visit(func(f *flag.Flag) { budget = budget || f.Name == "t" || f.Name == "e" || f.Name == "stop" })
 	if !budget {
 		cfg.Settings.Time = 0
 	}
@@ -206,6 +207,12 @@ func tuneBenchmark(ctx context.Context, cfg *tuneConfig, progress io.Writer) (*h
 		if set.Time == 0 {
 			budget = "no budget given (60s if it searches)"
 		}
+		if set.Evals > 0 {
+			budget += fmt.Sprintf(", %d evaluations", set.Evals)
+		}
+		if set.Stop != nil {
+			budget += ", stop " + set.Stop.String()
+		}
 		reuse := "reuse " + set.Reuse.String()
 		if set.Records == nil {
 			reuse = "no records"
@@ -229,7 +236,18 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 		printReused(w, t, inst)
 		return
 	}
-	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, t.Settings.Time, r.Stopped)
+	stopped := r.Stopped.String()
+	if r.StopCondition != "" {
+		stopped += " (" + r.StopCondition + ")"
+	}
+	budget := t.Settings.Time.String()
+	if t.Settings.Evals > 0 {
+		budget += fmt.Sprintf(", %d evaluations", t.Settings.Evals)
+	}
+	if t.Settings.Stop != nil {
+		budget += ", stop " + t.Settings.Stop.String()
+	}
+	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, budget, stopped)
 	fmt.Fprintf(w, "space         %s points\n", t.SpaceSize)
 	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute), measured in %s order\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute, t.Settings.Order)
 	runs := fmt.Sprintf("%d timed launches", t.BaselineRuns)

@@ -180,3 +180,33 @@ func TestTuneReadyOrder(t *testing.T) {
 		t.Errorf("status %d\n%s%s", st, out, errs)
 	}
 }
+
+// --stop ends a search on the device whatever the strategy, with -e
+// whichever comes first; the report names the condition that held.
+func TestTuneStop(t *testing.T) {
+	needDevice(t)
+	js := filepath.Join(t.TempDir(), "r.json")
+	st, out, errs := hplopt("tune", "matmul", "--size", "tiny", "-s", "annealing", "--stop", "evals>=3 or stall>=50", "--no-db", "-q", "--json", js)
+	if st != 0 || !strings.Contains(out, "stopped: stop-condition (evals>=3)") || !strings.Contains(out, "evaluations   3 in") || !strings.Contains(out, "stop evals>=3 or stall>=50") {
+		t.Fatalf("status %d\n%s%s", st, out, errs)
+	}
+	var rep struct {
+		Stopped       string `json:"stopped"`
+		StopCondition string `json:"stop_condition"`
+		Evaluations   int    `json:"evaluations"`
+	}
+	data, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(data, &rep)
+	}
+	if err != nil || rep.Stopped != "stop-condition" || rep.StopCondition != "evals>=3" || rep.Evaluations != 3 {
+		t.Errorf("JSON report %+v, %v", rep, err)
+	}
+	st, out, errs = hplopt("tune", "matmul", "--size", "tiny", "-s", "model", "--stop", "evals>=3", "-e", "2", "--no-db", "-q")
+	if st != 0 || !strings.Contains(out, "stopped: max-evals\n") || !strings.Contains(out, "evaluations   2 in") {
+		t.Errorf("-e 2 --stop evals>=3: status %d\n%s%s", st, out, errs)
+	}
+	if st, _, errs := hplopt("tune", "matmul", "--stop", "evals>=3 or stal>=5"); st != 2 || !strings.Contains(errs, `unknown condition "stal"`) {
+		t.Errorf("a bad --stop: status %d, %s", st, errs)
+	}
+}

@@ -111,3 +111,33 @@ func TestModelRounds(t *testing.T) {
 		t.Errorf("%d evaluations, %d trainings; want 30, 4", rep.Evaluations, m.Trainings())
 	}
 }
+
+// Told the budget while it samples, the model shortens its first stage to
+// a fifth of it (or lengthens it), and its later rounds follow.
+func TestModelPlan(t *testing.T) {
+	s := gridSpace(t)
+	for _, c := range []struct{ budget, sample int }{{60, 12}, {400, 80}} {
+		m := New(s, autotune.NewRand(1), Settings{})
+		if m.Settings().Sample != 100 {
+			t.Fatalf("sample %d for an unknown budget, want 100", m.Settings().Sample)
+		}
+		n := 0
+		for m.Trainings() == 0 {
+			p, ok := m.Next()
+			if !ok {
+				t.Fatal("exhausted")
+			}
+			m.Tell(p, gridTime(context.Background(), p))
+			if n++; n == 5 {
+				m.Plan(c.budget)
+			}
+		}
+		// The point proposed after the sample is the first of the model's.
+		if n-1 != c.sample {
+			t.Errorf("budget %d told after 5 points: a sample of %d, want %d", c.budget, n-1, c.sample)
+		}
+		if got := m.Settings(); got.Evaluations != c.budget || got.Second != max(5, c.budget/20) {
+			t.Errorf("budget %d: settings %+v", c.budget, got)
+		}
+	}
+}

@@ -4,7 +4,9 @@
 // auto-tuning for enhanced performance portability of OpenCL
 // applications"): a regression model trained on a random sample of the
 // space predicts the times of the space (or of a large sample of it), and
-// the points predicted fastest are measured.
+// the points predicted fastest are measured. Bayes is Bayesian
+// optimization: a Gaussian process (GP) fitted to every result chooses
+// each next point by its expected improvement.
 //
 // The regressor is theirs: bagged neural networks with one hidden layer of
 // sigmoid units, trained on the logarithm of the times (so that the squared

@@ -13,6 +13,7 @@ var (
 	_ autotune.Strategy  = (*Model)(nil)
 	_ autotune.Lookahead = (*Model)(nil)
 	_ autotune.Picker    = (*Model)(nil)
+	_ autotune.Planner   = (*Model)(nil)
 )
 
 // Settings controls the model-guided search. The zero value gives the
@@ -92,10 +93,13 @@ type Model struct {
 	space *autotune.Space
 	r     *rand.Rand
 	set   Settings
+	given Settings // as given, before the defaults
 	seen  *autotune.Visited
 
 	queue   []autotune.Point // points Next returns, in order
 	started bool
+	rounds  int // rounds planned after the first stage
+	first   int // points queued for the first stage
 	trained int // rounds planned by the model
 	data    []autotune.Point
 	fit     []float64 // fitness of data
@@ -103,11 +107,44 @@ type Model struct {
 
 // New returns a model-guided search of space drawing from r.
 func New(space *autotune.Space, r *rand.Rand, set Settings) *Model {
-	return &Model{space: space, r: r, set: set.withDefaults(), seen: autotune.NewVisited(space, r)}
+	return &Model{space: space, r: r, set: set.withDefaults(), given: set, seen: autotune.NewVisited(space, r)}
+}
+
+// Plan sets the budget of evaluations the stage sizes follow (those the
+// settings did not give). Told while the first stage is under way, it
+// shortens or lengthens that stage to the new sample size.
+func (m *Model) Plan(evaluations int) {
+	if evaluations <= 0 {
+		return
+	}
+	g := m.given
+	g.Evaluations = evaluations
+	old := m.set.Sample
+	m.set = g.withDefaults()
+	if !m.started || m.rounds > 0 || m.set.Sample == old {
+		return
+	}
+	// The first stage is under way: its points are those proposed and
+	// the queue.
+	queued := len(m.queue)
+	switch want := max(0, m.set.Sample-(m.first-queued)); {
+	case want < queued:
+		for _, p := range m.queue[want:] {
+			m.seen.Forget(p)
+		}
+		m.queue = m.queue[:want]
+	case want > queued:
+		m.random(want - queued)
+	}
+	m.first = len(m.queue) + m.first - queued
 }
 
 // Name returns "model".
 func (*Model) Name() string { return "model" }
+
+// Settings returns the settings in effect: those given, the defaults
+// filled in, Evaluations as Plan last set it.
+func (m *Model) Settings() Settings { return m.set }
 
 // Trainings returns how many times the model was trained.
 func (m *Model) Trainings() int { return m.trained }
@@ -185,8 +222,10 @@ func (m *Model) plan() bool {
 			}
 		}
 		m.random(m.set.Sample - len(m.queue))
+		m.first = len(m.queue)
 		return len(m.queue) > 0
 	}
+	m.rounds++
 	n := m.set.Round
 	if m.trained == 0 {
 		n = m.set.Second
@@ -222,26 +261,26 @@ func (m *Model) random(n int) {
 	}
 }
 
-// pool returns the points to predict: every point never proposed, or Pool
-// random ones.
-func (m *Model) pool() []autotune.Point {
+// poolOf returns the points to predict: every point of space never
+// proposed (seen), or n random ones drawn from r when the space is larger.
+func poolOf(space *autotune.Space, seen *autotune.Visited, r *rand.Rand, n int) []autotune.Point {
 	var out []autotune.Point
-	size := m.space.Size()
-	if size.IsInt64() && size.Int64() <= int64(m.set.Pool) {
+	size := space.Size()
+	if size.IsInt64() && size.Int64() <= int64(n) {
 		for i := int64(0); i < size.Int64(); i++ {
-			if p := m.space.At(big.NewInt(i)); !m.seen.Seen(p) {
+			if p := space.At(big.NewInt(i)); !seen.Seen(p) {
 				out = append(out, p)
 			}
 		}
 		return out
 	}
-	s := autotune.NewRandom(m.space, m.r)
-	for tries := 0; len(out) < m.set.Pool && tries < 4*m.set.Pool; tries++ {
+	s := autotune.NewRandom(space, r)
+	for tries := 0; len(out) < n && tries < 4*n; tries++ {
 		p, ok := s.Next()
 		if !ok {
 			break
 		}
-		if !m.seen.Seen(p) {
+		if !seen.Seen(p) {
 			out = append(out, p)
 		}
 	}
@@ -251,7 +290,7 @@ func (m *Model) pool() []autotune.Point {
 // predictBest trains the model on the successful results and returns the
 // n points of the pool predicted fastest (none if training failed).
 func (m *Model) predictBest(n int) []autotune.Point {
-	pool := m.pool()
+	pool := poolOf(m.space, m.seen, m.r, m.set.Pool)
 	if len(pool) == 0 {
 		return nil
 	}

@@ -161,7 +161,7 @@ func (e *Evaluation) problem(args []any) (*optimizer.Problem, error) {
 // Settings.Reuse, a program that starts again runs the recorded best
 // variant at once (one build, no search); a search that was killed goes on
 // where it stopped; and a shape never tuned, when settings give no budget
-// (Time and Evals 0), runs the best setting of the nearest recorded shape
+// (Time, Evals and Stop unset), runs the best setting of the nearest recorded shape
 // (or, if that does not fit, the kernel as written) instead of searching.
 // Tuning says which. A database that cannot be used is warned about (with
 // package log, unless Settings.Warn is set) and the search goes on in

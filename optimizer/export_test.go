@@ -32,3 +32,23 @@ func SearchOn(ctx context.Context, ps *transforms.Problem, set Settings, cpu boo
 	ev := newEvaluator(ps, s.toParams, m, set.Order == OrderReady, 2*set.builds()+4, 0)
 	return s.run(ctx, set, ev, set.Time)
 }
+
+// SearchStrategy is Search, also returning the strategy searched with.
+func SearchStrategy(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool, ev autotune.Evaluator) (*autotune.Report, autotune.Strategy, error) {
+	set = set.withDefaults()
+	s, err := newSearch(ps, set, cpu)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := s.run(ctx, set, ev, set.Time)
+	return rep, s.strategy, err
+}
+
+// NewSpace returns the Table 2 space Tune searches for ps with pins fixed.
+func NewSpace(ps *transforms.Problem, fixed map[transforms.Name]int) (*autotune.Space, error) {
+	s, err := newSearch(ps, Settings{Fixed: fixed}.withDefaults(), false)
+	if err != nil {
+		return nil, err
+	}
+	return s.space, nil
+}

@@ -34,6 +34,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -236,7 +237,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 			t, err = nil, fmt.Errorf("optimizer: internal error tuning %s: %v", prob.Passes.Kernel.Name, r)
 		}
 	}()
-	budget := set.Time > 0 || set.Evals > 0
+	budget := set.Time > 0 || set.Evals > 0 || set.Stop != nil
 	set = set.withDefaults()
 	info, err := strategies.Lookup(set.Strategy)
 	if err != nil {
@@ -252,9 +253,14 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 		}
 	}
 	key := prob.Key()
-	rec := openRecording(set.Records, key, warn)
+	cpu := prob.Device.Type&opencl.CPU != 0
+	startPts, err := StartPoints(ps, cpu)
+	if err != nil {
+		return nil, err
+	}
+	rec := openRecording(set.Records, key, startPts, warn)
 	pl := rec.plan(ps, set, budget)
-	s, err := newSearch(ps, set, prob.Device.Type&opencl.CPU != 0, pl.seeds...)
+	s, err := newSearch(ps, set, cpu, pl.seeds...)
 	if err != nil {
 		return nil, err
 	}
@@ -476,16 +482,12 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[stri
 			return nil, err
 		}
 	}
-	opt := strategies.Options{Genetic: set.Genetic}
-	for _, m := range first {
-		if pt, err := space.PointOf(m); err == nil {
-			opt.Seeds = append(opt.Seeds, space.Repair(pt))
-		}
-	}
-	if pt, err := space.PointOf(transforms.Baseline(ps).Map(len(ps.Domain), len(loops))); err == nil {
-		opt.Seeds = append(opt.Seeds, space.Repair(pt))
-	}
-	for _, m := range canonicalSeeds(ps.Domain, loops, cpu) {
+	// The strategy is told the budget of evaluations when -e gives it;
+	// autotune.Tune tells it a bound from the stop condition, or an
+	// estimate from the time budget once the rate of evaluations is known
+	// (autotune.Planner).
+	opt := strategies.Options{Genetic: set.Genetic, Evaluations: set.Evals}
+	for _, m := range append(slices.Clone(first), startPoints(ps.Domain, loops, transforms.Baseline(ps), cpu)...) {
 		if pt, err := space.PointOf(m); err == nil {
 			opt.Seeds = append(opt.Seeds, space.Repair(pt))
 		}
@@ -493,7 +495,25 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[stri
 	return &search{seed: set.Seed, space: space, toParams: toParams, strategy: info.New(space, autotune.NewRand(set.Seed), opt)}, nil
 }
 
+// StartPoints returns the settings a search of ps starts from, beside
+// those the records give: the single-point setting, then the canonical
+// shapes of a CPU device (cpu) or of a GPU, as parameter name to value
+// (not yet repaired into a space: a search repairs them into its own, with
+// its pins). A replay of recorded measurements of ps gives them to the
+// strategies as a live search does.
+func StartPoints(ps *transforms.Problem, cpu bool) ([]map[string]int, error) {
+	loops, err := transforms.LoopLengths(ps)
+	if err != nil {
+		return nil, err
+	}
+	return startPoints(ps.Domain, loops, transforms.Baseline(ps), cpu), nil
+}
+
+func startPoints(domain, loops []int, baseline transforms.Params, cpu bool) []map[string]int {
+	return append([]map[string]int{baseline.Map(len(domain), len(loops))}, canonicalSeeds(domain, loops, cpu)...)
+}
+
 // run searches with ev for budget.
 func (s *search) run(ctx context.Context, set Settings, ev autotune.Evaluator, budget time.Duration) (*autotune.Report, error) {
-	return autotune.Tune(ctx, autotune.Settings{Budget: budget, MaxEvals: set.Evals, Seed: set.Seed, Progress: set.Progress, Lookahead: set.builds()}, s.space, s.strategy, ev)
+	return autotune.Tune(ctx, autotune.Settings{Budget: budget, MaxEvals: set.Evals, Stop: set.Stop, Seed: set.Seed, Progress: set.Progress, Lookahead: set.builds()}, s.space, s.strategy, ev)
 }

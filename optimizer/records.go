@@ -32,8 +32,8 @@ const (
 	// ReuseBest: a run of the same settings that was cut (killed, or
 	// stopped by a signal) is resumed; else the recorded best verified
 	// setting is taken without searching; else, when no budget was given
-	// (Settings.Time and Evals both 0), the best setting of the nearest
-	// recorded shape (the decision rule of the records); else a search,
+	// (Settings.Time, Evals and Stop all unset), the best setting of the
+	// nearest recorded shape (the decision rule of the records); else a search,
 	// started from the nearest shapes' best settings, taking the results
 	// of points the records hold instead of measuring them again.
 	ReuseBest Reuse = iota
@@ -237,6 +237,12 @@ type identity struct {
 	Evals    int            `json:"evals"`
 	Fixed    map[string]int `json:"fixed,omitempty"`
 	Genetic  *geneticJSON   `json:"genetic,omitempty"`
+	// Stop is the stop condition (autotune.ParseStop's syntax).
+	Stop string `json:"stop,omitempty"`
+	// Start are the settings the search starts from beside the records'
+	// (StartPoints, as records.PointKey strings): a replay of the problem
+	// from the records gives them to its strategies.
+	Start []string `json:"start,omitempty"`
 }
 
 type geneticJSON struct {
@@ -245,8 +251,14 @@ type geneticJSON struct {
 	Seeds                                     []string `json:",omitempty"`
 }
 
-func runIdentity(set Settings) json.RawMessage {
+func runIdentity(set Settings, start []map[string]int) json.RawMessage {
 	id := identity{Strategy: set.Strategy, Seed: set.Seed, TimeS: set.Time.Seconds(), Evals: set.Evals}
+	if set.Stop != nil {
+		id.Stop = set.Stop.String()
+	}
+	for _, m := range start {
+		id.Start = append(id.Start, records.PointKey(m))
+	}
 	if len(set.Fixed) > 0 {
 		id.Fixed = map[string]int{}
 		for n, v := range set.Fixed {
@@ -273,6 +285,7 @@ type recording struct {
 	db    *records.DB
 	key   records.Key
 	id    string
+	start []map[string]int // StartPoints of the problem
 	runs  []records.Run
 	evals []records.Evaluation
 	rec   *records.Recorder
@@ -286,11 +299,11 @@ func (r *recording) on() bool { return r != nil && !r.off }
 
 // openRecording reads the records of prob's problem from db; nil without
 // a database, or when the records cannot be read (warned).
-func openRecording(db *records.DB, key records.Key, warn func(string)) *recording {
+func openRecording(db *records.DB, key records.Key, start []map[string]int, warn func(string)) *recording {
 	if db == nil {
 		return nil
 	}
-	r := &recording{db: db, key: key, id: key.ID(), warn: warn}
+	r := &recording{db: db, key: key, id: key.ID(), start: start, warn: warn}
 	err := func() error {
 		if _, err := db.Retire(SpaceVersion); err != nil {
 			return err
@@ -380,7 +393,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 // (never ended: killed; or stopped by a signal) before its budget was
 // spent, with the number of its evaluations and their measuring time.
 func (r *recording) cut(set Settings) (*records.Run, int, time.Duration, bool) {
-	want := string(runIdentity(set))
+	want := string(runIdentity(set, r.start))
 	for i := len(r.runs) - 1; i >= 0; i-- {
 		run := r.runs[i]
 		if string(run.Settings) != want || !run.Ended.IsZero() && run.Stopped != autotune.StopCancelled.String() {
@@ -490,7 +503,7 @@ func (r *recording) begin(set Settings, resume *records.Run, baseline float64) s
 	if !r.on() {
 		return ""
 	}
-	run := records.Run{Strategy: set.Strategy, Seed: set.Seed, Settings: runIdentity(set), Tool: ToolVersion(), BaselineMs: finite(baseline)}
+	run := records.Run{Strategy: set.Strategy, Seed: set.Seed, Settings: runIdentity(set, r.start), Tool: ToolVersion(), BaselineMs: finite(baseline)}
 	run.Host, _ = os.Hostname()
 	if resume != nil {
 		run.ID = resume.ID

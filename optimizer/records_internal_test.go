@@ -41,7 +41,7 @@ func TestPlan(t *testing.T) {
 	defer db.Close()
 	set := Settings{Strategy: "random", Seed: 3, Evals: 10}.withDefaults()
 	record := func(k records.Key, s Settings, stopped string, baseline float64, evals ...records.Evaluation) string {
-		rec, err := db.Begin(k, records.Run{Strategy: s.Strategy, Seed: s.Seed, Settings: runIdentity(s), BaselineMs: baseline})
+		rec, err := db.Begin(k, records.Run{Strategy: s.Strategy, Seed: s.Seed, Settings: runIdentity(s, nil), BaselineMs: baseline})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestPlan(t *testing.T) {
 	}
 	plan := func(k records.Key, s Settings, budget bool) plan {
 		t.Helper()
-		r := openRecording(db, k, func(msg string) { t.Errorf("warning: %s", msg) })
+		r := openRecording(db, k, nil, func(msg string) { t.Errorf("warning: %s", msg) })
 		return r.plan(&transforms.Problem{Domain: k.Global}, s, budget)
 	}
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
+	"github.com/hplopt/hplopt/transforms"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/search and testdata/space.txt")
@@ -103,11 +104,16 @@ func problemOf(t *testing.T, name string) *optimizer.Problem {
 // problemFor is problemOf for kernel k on args over domain.
 func problemFor(t *testing.T, kernel *hpl.Kernel, domain []int, args []any) *optimizer.Problem {
 	t.Helper()
+	return problemOn(t, kernel, domain, args, &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20})
+}
+
+// problemOn is problemFor on a device with dev's limits.
+func problemOn(t *testing.T, kernel *hpl.Kernel, domain []int, args []any, dev *opencl.Device) *optimizer.Problem {
+	t.Helper()
 	k, err := hpl.Specialize(kernel, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev := &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20}
 	data := &runner.Problem{}
 	for i, p := range k.Params {
 		a := runner.Arg{Name: p.Name, Type: p.Type, Scalar: p.Rank == 0}
@@ -251,5 +257,48 @@ func checkSequence(t *testing.T, name string, rep *autotune.Report) {
 			}
 		}
 		t.Fatalf("%s: %d evaluations, want %d", name, len(g)-1, len(w)-1)
+	}
+}
+
+// TestGroundTruthSpaces checks the sizes of the subspaces that
+// docs/results/h100/scripts/groundtruth.sh measures exhaustively on the
+// H100 (its limits: work-groups of 1024, local sizes up to 1024x1024x64),
+// which the script and docs/replay.md give.
+func TestGroundTruthSpaces(t *testing.T) {
+	h100 := &opencl.Device{MaxWorkGroupSize: 1024, MaxWorkItemSizes: []int{1024, 1024, 64}, LocalMemSize: 48 << 10}
+	for _, c := range []struct {
+		kernel string
+		size   kernels.Size
+		pins   string
+		points int64
+	}{
+		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1", 1295},
+		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1", 885},
+	} {
+		b, err := kernels.Find(c.kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := b.Instance(c.size, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := problemOn(t, b.Kernel, in.Global, in.Args, h100)
+		var pins transforms.Params
+		if err := transforms.ParseParams(c.pins, &pins); err != nil {
+			t.Fatal(err)
+		}
+		fixed := map[transforms.Name]int{}
+		for _, kv := range strings.Split(c.pins, ",") {
+			name, _, _ := strings.Cut(kv, "=")
+			fixed[transforms.Name(name)], _ = pins.Get(transforms.Name(name))
+		}
+		s, err := optimizer.NewSpace(prob.Passes, fixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Size().Int64(); got != c.points {
+			t.Errorf("%s %v --params %s on the H100: %d points, want %d", c.kernel, c.size, c.pins, got, c.points)
+		}
 	}
 }

@@ -36,6 +36,12 @@ type Settings struct {
 	Time time.Duration
 	// Evals bounds the number of evaluations (-e). Default 0: no bound.
 	Evals int
+	// Stop ends the search when it holds (--stop, autotune.ParseStop's
+	// syntax: "evals>=500 or stall>=100"), combined with Time and Evals:
+	// whichever comes first. Given alone, it asks for a search as Time and
+	// Evals do (the records' best is not reused without one), within the
+	// default 60 s. Default nil: no condition.
+	Stop autotune.Stop
 	// Timeout is the fixed part of the limit on one variant's runs, on top
 	// of 20 times the single-point kernel's time. Default 0: 10 s.
 	Timeout time.Duration
@@ -159,7 +165,8 @@ func (s Settings) builds() int {
 
 // ParseSettings reads settings from command-line arguments, as the paper's
 // OptimizerSettings(argc, argv): -s STRATEGY (a prefix is enough: -s g),
-// -t SECONDS, -e EVALUATIONS, --seed N. It returns the arguments it does
+// -t SECONDS, -e EVALUATIONS, --seed N, --stop EXPR (autotune.ParseStop).
+// It returns the arguments it does
 // not know, for the caller's own flags.
 func ParseSettings(args []string) (Settings, []string, error) {
 	var s Settings
@@ -172,7 +179,7 @@ func ParseSettings(args []string) (Settings, []string, error) {
 			continue
 		}
 		switch name {
-		case "s", "t", "e", "seed":
+		case "s", "t", "e", "seed", "stop":
 		default:
 			rest = append(rest, a)
 			continue
@@ -217,6 +224,12 @@ func (s *Settings) set(name, val string) error {
 			return fmt.Errorf("optimizer: -e %s: want a positive number of evaluations", val)
 		}
 		s.Evals = n
+	case "stop":
+		c, err := autotune.ParseStop(val)
+		if err != nil {
+			return fmt.Errorf("optimizer: --stop: %w", err)
+		}
+		s.Stop = c
 	case "seed":
 		if err := fs.Parse([]string{"-seed", val}); err != nil {
 			return fmt.Errorf("optimizer: --seed %s: want a non-negative integer", val)

@@ -456,3 +456,15 @@ func paramNames(ps []autotune.Param) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// ParamOrder returns the names of every Table 2 parameter in the order of
+// the space (that of a kernel of 3 dimensions and 3 compute loops; a
+// kernel's space has a subsequence of it): the order of the columns of a
+// recorded table (package replay).
+func ParamOrder() []string {
+	s, _, err := Table2(Table2Spec{Domain: []int{64, 64, 64}, Loops: []int{64, 64, 64}})
+	if err != nil {
+		panic("optimizer: the full Table 2 space: " + err.Error()) // constant arguments
+	}
+	return s.Names()
+}

@@ -285,3 +285,33 @@ func TestReplayRecordedWithFailures(t *testing.T) {
 		}
 	}
 }
+
+// Every committed table loads, and its start points (repaired into its
+// space, without repeats) are rows of it: tables recorded with an older space (table2-2) keep loading
+// after the space grows, their rows and start points naming the
+// parameters they were recorded with.
+func TestCommittedTables(t *testing.T) {
+	files, err := filepath.Glob("../testdata/replay/*.csv")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("%d tables: %v", len(files), err)
+	}
+	for _, f := range files {
+		tab, err := LoadCSV(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		c, err := OpenCSV(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tab.Len() < 500 || len(tab.Start()) == 0 || len(tab.Start()) > len(c.Start()) {
+			t.Errorf("%s: %d rows, %d of %d start points in the space", f, tab.Len(), len(tab.Start()), len(c.Start()))
+		}
+		for _, p := range tab.Start() {
+			if r := tab.Evaluator().Evaluate(context.Background(), p); r.Outcome == autotune.Illegal {
+				t.Errorf("%s: start point %v is not a row", f, p)
+			}
+		}
+	}
+}

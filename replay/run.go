@@ -28,6 +28,10 @@ type Config struct {
 	// From is the first budget at which BeatsRandom is judged. Default 0:
 	// 20 evaluations (or N when smaller).
 	From int
+	// NoStart replays without the table's start points (Table.Start):
+	// strategies then start from random points. Default false: they get
+	// them as strategies.Options.Seeds, as in a live search.
+	NoStart bool
 }
 
 // Result is one strategy's replay.
@@ -75,7 +79,8 @@ func (r *Result) At(n int) Point { return r.Curve[n-1] }
 
 // Replay runs each strategy of cfg on the table for seeds 1 to Seeds, with
 // autotune.Tune, the table's Evaluator and its simulated clock, and scores
-// them. A search that ends before N evaluations (exhausted, or by the
+// them. Each strategy is told the budget N and given the table's start
+// points, as a live search is told -e and given the optimizer's. A search that ends before N evaluations (exhausted, or by the
 // stop condition) keeps its best for the remaining budgets.
 func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 	if len(cfg.Strategies) == 0 {
@@ -107,7 +112,11 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 		for s := range seeds {
 			seed := uint64(s + 1)
 			ev := t.Evaluator()
-			strat := info.New(t.space, autotune.NewRand(seed), strategies.Options{Evaluations: cfg.Evaluations})
+			opt := strategies.Options{Evaluations: cfg.Evaluations}
+			if !cfg.NoStart {
+				opt.Seeds = t.Start()
+			}
+			strat := info.New(t.space, autotune.NewRand(seed), opt)
 			set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
 			rep, err := autotune.Tune(ctx, set, t.space, strat, ev)
 			if err != nil {

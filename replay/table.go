@@ -12,6 +12,7 @@
 package replay
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/csv"
@@ -44,7 +45,8 @@ type Row struct {
 }
 
 // Source is recorded measurements of a space: its parameters and rows. A
-// CSV file is one (ReadCSV); the records database is to be another.
+// CSV file is one (ReadCSV), the records of a problem in a records
+// database another (FromRecords).
 type Source interface {
 	// Params names the parameters, in the order of the space.
 	Params() []string
@@ -53,6 +55,11 @@ type Source interface {
 	Labels(param int) []string
 	// Rows returns the recorded points.
 	Rows() ([]Row, error)
+	// Start returns the settings a live search of the problem starts
+	// from (the single-point setting and the canonical shapes:
+	// optimizer.StartPoints), parameter name to value, or nil when they
+	// are not known. Replay gives those in the table to the strategies.
+	Start() []map[string]int
 }
 
 // CSV is a Source read from a table with a header row, one column per
@@ -60,12 +67,17 @@ type Source interface {
 // first appearance), a column time_ms holding the measured time in
 // milliseconds or "fail" (or an outcome's name: compile, launch, wrong,
 // timeout, illegal), and optionally a column cost_ms with the time the
-// evaluation took.
+// evaluation took. Lines starting with # are comments; those before the
+// header of the form "# NAME: VALUE" are the table's metadata (Meta), and
+// each "# start: NAME=V,NAME=V,..." gives a start point (Start), as
+// WriteCSV writes them.
 type CSV struct {
 	name   string
 	params []string
 	labels [][]string
 	rows   []Row
+	meta   [][2]string
+	start  []map[string]int
 }
 
 // OpenCSV reads the CSV table in file.
@@ -81,7 +93,15 @@ func OpenCSV(file string) (*CSV, error) {
 // ReadCSV reads a CSV table from r; name says where it comes from in
 // errors.
 func ReadCSV(r io.Reader, name string) (*CSV, error) {
-	cr := csv.NewReader(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", name, err)
+	}
+	c := &CSV{name: name}
+	if err := c.readMeta(string(data)); err != nil {
+		return nil, err
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
 	header, err := cr.Read()
@@ -91,7 +111,6 @@ func ReadCSV(r io.Reader, name string) (*CSV, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %s: %w", name, err)
 	}
-	c := &CSV{name: name}
 	timeCol, costCol := -1, -1
 	var paramCols []int
 	seen := map[string]bool{}
@@ -174,12 +193,66 @@ func ReadCSV(r io.Reader, name string) (*CSV, error) {
 			if err != nil || ms < 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
 				return nil, fmt.Errorf("replay: %s:%d: cost_ms %q: want a time in milliseconds", name, lines[i], v)
 			}
-			row.Cost = time.Duration(ms * float64(time.Millisecond))
+			row.Cost = time.Duration(math.Round(ms * float64(time.Millisecond)))
 		}
 		c.rows = append(c.rows, row)
 	}
 	return c, nil
 }
+
+// readMeta reads the "# NAME: VALUE" lines before the header.
+func (c *CSV) readMeta(data string) error {
+	for i, line := range strings.Split(data, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		text, ok := strings.CutPrefix(line, "#")
+		if !ok {
+			return nil
+		}
+		key, val, ok := strings.Cut(text, ":")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !ok || key == "" || strings.ContainsAny(key, " \t") {
+			continue // a plain comment
+		}
+		if key == "start" {
+			m, err := ParsePoint(val)
+			if err != nil {
+				return fmt.Errorf("replay: %s:%d: start: %v", c.name, i+1, err)
+			}
+			c.start = append(c.start, m)
+			continue
+		}
+		c.meta = append(c.meta, [2]string{key, val})
+	}
+	return nil
+}
+
+// ParsePoint reads a point written as records.PointKey writes it:
+// NAME=VALUE pairs, comma-separated, integer values.
+func ParsePoint(s string) (map[string]int, error) {
+	m := map[string]int{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if k = strings.TrimSpace(k); !ok || k == "" || err != nil {
+			return nil, fmt.Errorf("%q: want NAME=INTEGER pairs separated by commas", s)
+		}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("%q: %s given twice", s, k)
+		}
+		m[k] = n
+	}
+	return m, nil
+}
+
+// Meta returns the table's metadata lines ("# NAME: VALUE" before the
+// header, start points aside), in order.
+func (c *CSV) Meta() [][2]string { return slices.Clone(c.meta) }
+
+// Start returns the start points the table's metadata gives.
+func (c *CSV) Start() []map[string]int { return c.start }
 
 // parseTime reads a time_ms cell into row.
 func parseTime(row *Row, v string) error {
@@ -225,6 +298,7 @@ type Table struct {
 	rows   map[string]Row
 	space  *autotune.Space
 	valid  []float64 // the recorded times, ascending
+	start  []autotune.Point
 }
 
 // Load builds the table of src; name says where it comes from. Every row
@@ -288,8 +362,24 @@ func Load(src Source, name string) (*Table, error) {
 	if t.space, err = autotune.NewSpace(ps...); err != nil {
 		return nil, fmt.Errorf("replay: %s: %w", name, err)
 	}
+	// The start points as a live search takes them: repaired into the
+	// space, those naming a parameter it lacks dropped.
+	seen := map[string]bool{}
+	for _, m := range src.Start() {
+		if p, err := t.space.PointOf(m); err == nil {
+			if p = t.space.Repair(p); !seen[p.Key()] {
+				seen[p.Key()] = true
+				t.start = append(t.start, p)
+			}
+		}
+	}
 	return t, nil
 }
+
+// Start returns the start points of the source (Source.Start), repaired
+// into the table's space, without repeats: what a live search of the
+// recorded space starts from.
+func (t *Table) Start() []autotune.Point { return slices.Clone(t.start) }
 
 // LoadCSV reads and loads the CSV table in file.
 func LoadCSV(file string) (*Table, error) {

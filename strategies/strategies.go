@@ -28,6 +28,7 @@ const (
 	PSO        = "pso"
 	Bandit     = "bandit"
 	Model      = "model"
+	Bayes      = "bayes"
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
@@ -77,7 +78,7 @@ var registry = []Info{
 		}},
 	{Annealing, "CLTune's simulated annealing over neighbours (one parameter moved to an adjacent value): T0 0.5 on relative time differences, cooling linearly to 0 over the evaluation budget (default 2.5% of the space, 100 to 1000), random restarts when stuck",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
-			return autotune.NewAnnealing(space, r, autotune.AnnealingSettings{Horizon: opt.Evaluations, Seeds: opt.Seeds})
+			return autotune.NewAnnealing(space, r, autotune.AnnealingSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds})
 		}},
 	{PSO, "CLTune's discrete particle swarm: 6 particles, each parameter from the swarm's best with probability 0.4, else a random value with probability 0.4",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
@@ -86,6 +87,10 @@ var registry = []Info{
 	{Model, "Falch & Elster's two stages: bagged neural networks (11 of 20 sigmoid units) trained on a random sample (a fifth of the evaluation budget, at least 10; else 100 points) predict the space; the predicted fastest are measured in rounds (a twentieth of the budget, at least 5; else 25), retrained before each",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 			return costmodel.New(space, r, costmodel.Settings{Evaluations: opt.Evaluations, Seeds: opt.Seeds})
+		}},
+	{Bayes, "Bayesian optimization (Kernel Tuner's best at small budgets): a Gaussian process (Matérn 5/2, fitted by marginal likelihood) models log time; after the seeds and random points (a tenth of the evaluation budget, 5 to 20; else 20) each step measures the point of the largest expected improvement",
+		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+			return costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds})
 		}},
 }
 

@@ -1,0 +1,346 @@
+package costmodel
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/hplopt/hplopt/autotune"
+)
+
+var (
+	_ autotune.Strategy  = (*Bayes)(nil)
+	_ autotune.Lookahead = (*Bayes)(nil)
+	_ autotune.Picker    = (*Bayes)(nil)
+	_ autotune.Planner   = (*Bayes)(nil)
+)
+
+// BayesSettings controls Bayesian optimization. The zero value gives the
+// defaults below.
+type BayesSettings struct {
+	// Evaluations is the search's budget of evaluations when it is known;
+	// Init follows it. Default 0: unknown.
+	Evaluations int
+	// Init is the number of points measured before the first model: the
+	// seeds, then random points. Default: a tenth of Evaluations, from 5
+	// to 20; 20 when Evaluations is unknown.
+	Init int
+	// Batch is the number of points chosen per round, each the point of
+	// the largest expected improvement given the model updated with the
+	// ones chosen before it at their predicted times (the "kriging
+	// believer"): the tuner builds a round's points in parallel. Default 1.
+	Batch int
+	// Pool is the largest number of points the acquisition scores: the
+	// whole space when it is no larger, else Pool random points never
+	// measured, drawn anew each round. Default 20000.
+	Pool int
+	// MaxTrain is the largest number of results the model is fitted to:
+	// beyond it, the best half and the latest half. Default 300.
+	MaxTrain int
+	// Xi is the margin, in log time, by which expected improvement counts
+	// a point better than the best measured: a larger one explores more.
+	// Default 0.
+	Xi float64
+	// Seeds are measured first (repaired into the space). Default none.
+	Seeds []autotune.Point
+}
+
+func (s BayesSettings) withDefaults() BayesSettings {
+	if s.Init <= 0 {
+		s.Init = 20
+		if s.Evaluations > 0 {
+			s.Init = min(20, max(5, s.Evaluations/10))
+		}
+	}
+	if s.Batch <= 0 {
+		s.Batch = 1
+	}
+	if s.Pool <= 0 {
+		s.Pool = 20000
+	}
+	if s.MaxTrain <= 0 {
+		s.MaxTrain = 300
+	}
+	return s
+}
+
+// Bayes is Bayesian optimization, the strategy Kernel Tuner found best at
+// small budgets (Willemsen, van Nieuwpoort and van Werkhoven, "Bayesian
+// optimization for auto-tuning GPU kernels", 2021): a Gaussian process
+// (GP: Matérn 5/2, its length scale and noise fitted by marginal
+// likelihood) models the logarithm of the time from the parameters (each
+// scaled as log2(1+v) to [0, 1]); after Init points (the seeds, then
+// random ones), each round measures the point of the largest expected
+// improvement over the best time among those never measured, and refits.
+// A failed point is fitted as the slowest time measured, so that the
+// model steers away from it. Next returns ok=false once every point was
+// proposed.
+//
+// Bayes is a Lookahead and a Picker: the initial points and a round's
+// Batch points are known in advance.
+type Bayes struct {
+	space *autotune.Space
+	r     *rand.Rand
+	set   BayesSettings
+	given BayesSettings
+	seen  *autotune.Visited
+
+	queue   []autotune.Point
+	started bool
+	rounds  int
+	data    []autotune.Point
+	fit     []float64
+}
+
+// NewBayes returns a Bayesian optimization of space drawing from r.
+func NewBayes(space *autotune.Space, r *rand.Rand, set BayesSettings) *Bayes {
+	return &Bayes{space: space, r: r, set: set.withDefaults(), given: set, seen: autotune.NewVisited(space, r)}
+}
+
+// Name returns "bayes".
+func (*Bayes) Name() string { return "bayes" }
+
+// Settings returns the settings in effect.
+func (b *Bayes) Settings() BayesSettings { return b.set }
+
+// Plan sets the budget of evaluations Init follows, unless the settings
+// gave Init; told before the initial points are all proposed, it trims or
+// extends them.
+func (b *Bayes) Plan(evaluations int) {
+	if evaluations <= 0 {
+		return
+	}
+	g := b.given
+	g.Evaluations = evaluations
+	old := b.set.Init
+	b.set = g.withDefaults()
+	if !b.started || b.rounds > 0 || b.set.Init == old {
+		return
+	}
+	queued := len(b.queue)
+	switch want := max(0, b.set.Init-(old-queued)); {
+	case want < queued:
+		for _, p := range b.queue[want:] {
+			b.seen.Forget(p)
+		}
+		b.queue = b.queue[:want]
+	case want > queued:
+		for range want - queued {
+			p, ok := b.seen.Fresh()
+			if !ok {
+				break
+			}
+			b.queue = append(b.queue, p)
+		}
+	}
+}
+
+// Next returns the next point of the current round.
+func (b *Bayes) Next() (autotune.Point, bool) {
+	for {
+		for len(b.queue) > 0 {
+			p := b.queue[0]
+			b.queue = b.queue[1:]
+			if _, told := b.seen.Fitness(p); !told {
+				return p, true
+			}
+		}
+		if !b.plan() {
+			return autotune.Point{}, false
+		}
+	}
+}
+
+// Upcoming returns up to n of the points of the current round.
+func (b *Bayes) Upcoming(n int) []autotune.Point {
+	if !b.started {
+		b.plan()
+	}
+	var out []autotune.Point
+	for _, p := range b.queue {
+		if len(out) == n {
+			break
+		}
+		if _, told := b.seen.Fitness(p); !told {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Take removes p from the points of the current round.
+func (b *Bayes) Take(p autotune.Point) bool {
+	for i, q := range b.queue {
+		if q.Equal(p) {
+			b.queue = append(b.queue[:i:i], b.queue[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Tell records p's result (also of points another technique proposed).
+func (b *Bayes) Tell(p autotune.Point, r autotune.Result) {
+	if _, told := b.seen.Fitness(p); told {
+		return
+	}
+	b.seen.Tell(p, r)
+	b.data = append(b.data, p)
+	b.fit = append(b.fit, r.Fitness())
+}
+
+// plan fills the queue with the initial points or the next round; false
+// when no point is left.
+func (b *Bayes) plan() bool {
+	if !b.started {
+		b.started = true
+		for _, s := range b.set.Seeds {
+			if len(b.queue) == b.set.Init {
+				break
+			}
+			p := b.space.Repair(s)
+			if b.space.Contains(p) && !b.seen.Seen(p) {
+				b.seen.Propose(p)
+				b.queue = append(b.queue, p)
+			}
+		}
+		for len(b.queue) < b.set.Init {
+			p, ok := b.seen.Fresh()
+			if !ok {
+				break
+			}
+			b.queue = append(b.queue, p)
+		}
+		return len(b.queue) > 0
+	}
+	b.rounds++
+	if next := b.acquire(); len(next) > 0 {
+		for _, p := range next {
+			b.seen.Propose(p)
+		}
+		b.queue = next
+		return true
+	}
+	// Too few successes to model, or no model fits: a random point.
+	p, ok := b.seen.Fresh()
+	if ok {
+		b.queue = append(b.queue, p)
+	}
+	return ok
+}
+
+// training returns the results to fit: log times, failures as the slowest
+// time, at most MaxTrain of them (the best half and the latest half).
+func (b *Bayes) training() ([]autotune.Point, []float64) {
+	worst, ok := math.Inf(-1), 0
+	for _, f := range b.fit {
+		if !math.IsInf(f, 1) {
+			worst = max(worst, math.Log(max(f, 1e-9)))
+			ok++
+		}
+	}
+	if ok < minTrain {
+		return nil, nil
+	}
+	idx := make([]int, len(b.data))
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(idx) > b.set.MaxTrain {
+		half := b.set.MaxTrain / 2
+		keep := map[int]bool{}
+		for _, i := range idx[len(idx)-half:] {
+			keep[i] = true
+		}
+		byFit := slices.Clone(idx)
+		slices.SortStableFunc(byFit, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
+		for _, i := range byFit {
+			if len(keep) >= b.set.MaxTrain {
+				break
+			}
+			keep[i] = true
+		}
+		idx = idx[:0]
+		for i := range b.data {
+			if keep[i] {
+				idx = append(idx, i)
+			}
+		}
+	}
+	pts := make([]autotune.Point, 0, len(idx))
+	y := make([]float64, 0, len(idx))
+	for _, i := range idx {
+		v := worst
+		if f := b.fit[i]; !math.IsInf(f, 1) {
+			v = math.Log(max(f, 1e-9))
+		}
+		pts, y = append(pts, b.data[i]), append(y, v)
+	}
+	return pts, y
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// acquire fits the model and returns the Batch points of the pool of the
+// largest expected improvement (none without a model).
+func (b *Bayes) acquire() []autotune.Point {
+	train, y := b.training()
+	if train == nil {
+		return nil
+	}
+	pool := poolOf(b.space, b.seen, b.r, b.set.Pool)
+	if len(pool) == 0 {
+		return nil
+	}
+	enc := newEncoder(b.space.Len(), train, pool)
+	xs := enc.all(train)
+	px := enc.all(pool)
+	var out []autotune.Point
+	taken := make([]bool, len(pool))
+	for len(out) < b.set.Batch && len(out) < len(pool) {
+		gp, err := FitGP(xs, y)
+		if err != nil {
+			break
+		}
+		best := slices.Min(y)
+		k := make([]float64, len(xs))
+		pick, pickEI := -1, math.Inf(-1)
+		var pickMean float64
+		for i, x := range px {
+			if taken[i] {
+				continue
+			}
+			m, sd := gp.Predict(x, k)
+			ei := expectedImprovement(best-b.set.Xi, m, sd)
+			if ei > pickEI {
+				pick, pickEI, pickMean = i, ei, m
+			}
+		}
+		if pick < 0 {
+			break
+		}
+		taken[pick] = true
+		out = append(out, pool[pick])
+		// The kriging believer: the next point of the batch is chosen as if
+		// this one took its predicted time.
+		xs, y = append(xs, px[pick]), append(y, pickMean)
+	}
+	return out
+}
+
+// expectedImprovement is E[max(best - f, 0)] for f ~ N(mean, sd²).
+func expectedImprovement(best, mean, sd float64) float64 {
+	if sd <= 0 {
+		return max(best-mean, 0)
+	}
+	z := (best - mean) / sd
+	return (best-mean)*0.5*math.Erfc(-z/math.Sqrt2) + sd*math.Exp(-z*z/2)/math.Sqrt(2*math.Pi)
+}

@@ -1,0 +1,64 @@
+#!/bin/bash
+# groundtruth.sh [matmul|conv2d]...: measures dense subspaces of the Table 2
+# space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
+# each into its own records database, and writes each as a replay table
+# (hplopt replay --export-table: no Go, no python) under $OUT:
+#
+#   $OUT/groundtruth/matmul1024-h100.csv  MATMUL n=1024x1024 k=1024, 1295 points
+#   $OUT/groundtruth/conv2d1024-h100.csv  2DCONV n=1024x1024 k=7x7,   885 points
+#
+# with the run's output (.txt) and records database (.db) beside each.
+# The extensions of space table2-3 (vec, pack, ltrans, prefetch, warp,
+# gswz) are pinned to their neutral values, so the tables are subspaces of
+# table2-2's passes. The counts are those of the space with the H100's limits (work-
+# groups of at most 1024, local sizes at most 1024x1024x64); the test
+# TestGroundTruthSpaces (optimizer) checks them. Each table takes about
+# 2 to 3.5 minutes at 0.1 to 0.15 s per variant (builds in parallel, runs of
+# 0.1 to 10 ms); -t 540 keeps each under the 10 minutes of one command, so
+# run one table per command if the first takes longer than expected:
+#
+#   docs/results/h100/scripts/groundtruth.sh matmul
+#   docs/results/h100/scripts/groundtruth.sh conv2d
+#
+# The tables go to testdata/replay/ (docs/replay.md says how they are used).
+set -u
+H=${HPLOPT:-$PWD/.gpu/hplopt}
+D=${OUT:-.}/groundtruth
+mkdir -p "$D"
+# Parallel builds: the builder pool's flag when the binary has it.
+if "$H" tune -h 2>&1 | grep -q -- '--builders'; then
+	par="--builders 16"
+else
+	par="--builds 16"
+fi
+
+# record NAME KERNEL "SIZE FLAGS" PINS POINTS
+record() {
+	name=$1 kernel=$2 size=$3 pins=$4 points=$5
+	db=$D/$name.db
+	rm -f "$db" "$db-wal" "$db-shm"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	"$H" tune "$kernel" $size -d GPU -s exhaustive -t 540 -q --seed 1 --params "$pins" --db "$db" $par > "$D/$name.txt" 2>&1
+	"$H" replay --db "$db" --export-table "$D/$name.csv" >> "$D/$name.txt" 2>&1
+	echo "$name: $(($(date +%s) - start)) s, want $points points: $(grep -E '^(space|evaluations|failures|best|wrote)' "$D/$name.txt" | tr '\n' ' ')"
+}
+
+for t in "${@:-matmul conv2d}"; do
+	for which in $t; do
+		case $which in
+		matmul)
+			record matmul1024-h100 matmul "-n 1024,1024 -k 1024" \
+				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1 1295
+			;;
+		conv2d)
+			record conv2d1024-h100 conv2d "-n 1024,1024 -k 7,7" \
+				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1 885
+			;;
+		*)
+			echo "groundtruth.sh: unknown table $which (matmul or conv2d)" >&2
+			exit 2
+			;;
+		esac
+	done
+done
