@@ -101,9 +101,14 @@ type Result struct {
 
 // Cost splits the time of an evaluation (or, summed, of a search).
 type Cost struct {
-	// Build is the time spent waiting for the variant's program: its
+	// Build is the time spent waiting for the variant's build: its
 	// build, or what was left of it when it had been started ahead.
 	Build time.Duration
+	// Load is the time spent waiting for the measuring process to make
+	// the variant's program from a binary built elsewhere (on NVIDIA, to
+	// turn its PTX into machine code), or what was left of it when it had
+	// been started ahead.
+	Load time.Duration
 	// Run is the time spent resetting outputs, launching the variant and
 	// reading its outputs back; Kernels of it the device ran the kernel
 	// (profiling events, every launch).
@@ -115,7 +120,7 @@ type Cost struct {
 
 // Add returns the sum of c and d.
 func (c Cost) Add(d Cost) Cost {
-	return Cost{Build: c.Build + d.Build, Run: c.Run + d.Run, Kernels: c.Kernels + d.Kernels, Check: c.Check + d.Check}
+	return Cost{Build: c.Build + d.Build, Load: c.Load + d.Load, Run: c.Run + d.Run, Kernels: c.Kernels + d.Kernels, Check: c.Check + d.Check}
 }
 
 // Fitness returns the value searches minimize: Ms for a usable OK result,

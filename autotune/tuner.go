@@ -200,15 +200,15 @@ type Report struct {
 	// is StopCondition (Held), "" otherwise.
 	StopCondition string
 	// Spent sums the Cost of the evaluations in History: what of Elapsed
-	// went to waiting for builds, to running variants and to checking
-	// them. The rest went to generating variants, the strategy, and the
+	// went to waiting for builds and for the programs made from them, to
+	// running variants and to checking them. The rest went to generating variants, the strategy, and the
 	// evaluations the end of the search cut.
 	Spent Cost
 }
 
 // Other is the part of Elapsed that Spent does not account for.
 func (r *Report) Other() time.Duration {
-	return max(0, r.Elapsed-r.Spent.Build-r.Spent.Run-r.Spent.Check)
+	return max(0, r.Elapsed-r.Spent.Build-r.Spent.Load-r.Spent.Run-r.Spent.Check)
 }
 
 // CommonFailure returns the failure the evaluations of the search met most
@@ -539,12 +539,14 @@ type JSONBuilds struct {
 }
 
 // JSONTime splits elapsed_s (Report.Spent): seconds spent waiting for
-// builds, running variants (kernel_s of it on the device, by profiling
-// events) and checking outputs; other_s is the rest. kernel_fraction is
-// kernel_s over elapsed_s: the fraction of the search the device spent
-// running kernels.
+// builds, waiting for the measuring process to make the programs from
+// their binaries (load_wait_s), running variants (kernel_s of it on the
+// device, by profiling events) and checking outputs; other_s is the rest.
+// kernel_fraction is kernel_s over elapsed_s: the fraction of the search
+// the device spent running kernels.
 type JSONTime struct {
 	BuildWaitS     float64 `json:"build_wait_s"`
+	LoadWaitS      float64 `json:"load_wait_s"`
 	RunS           float64 `json:"run_s"`
 	KernelS        float64 `json:"kernel_s"`
 	CheckS         float64 `json:"check_s"`
@@ -556,7 +558,8 @@ type JSONTime struct {
 // message is a failure's reason (Result.Err: the passes' reason for an
 // illegal setting, the compiler's log, the first wrong element, or how a
 // worker process ended with the end of its output, such as a compiler's
-// assertion), absent for a success. order is Result.Order, omitted when 0.
+// assertion), absent for a success. order is Result.Order, omitted when 0; cost is
+// Result.Cost in milliseconds, omitted when zero.
 type JSONEval struct {
 	Params      map[string]int `json:"params"`
 	Outcome     Outcome        `json:"outcome"`
@@ -565,6 +568,24 @@ type JSONEval struct {
 	FromRecords bool           `json:"from_records,omitempty"`
 	Message     string         `json:"message,omitempty"`
 	Order       int            `json:"order,omitempty"`
+	Cost        *JSONCost      `json:"cost,omitempty"`
+}
+
+// JSONCost is one evaluation's Cost in milliseconds.
+type JSONCost struct {
+	BuildMs  float64 `json:"build_ms"`
+	LoadMs   float64 `json:"load_ms"`
+	RunMs    float64 `json:"run_ms"`
+	KernelMs float64 `json:"kernel_ms"`
+	CheckMs  float64 `json:"check_ms"`
+}
+
+func jsonCost(c Cost) *JSONCost {
+	if c == (Cost{}) {
+		return nil
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return &JSONCost{BuildMs: ms(c.Build), LoadMs: ms(c.Load), RunMs: ms(c.Run), KernelMs: ms(c.Kernels), CheckMs: ms(c.Check)}
 }
 
 // JSONReuse says where a result taken instead of searching (stopped
@@ -602,7 +623,7 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		EvalsPerMinute: finite(r.EvalsPerMinute),
 		ElapsedS:       r.Elapsed.Seconds(),
 		Time: JSONTime{
-			BuildWaitS: r.Spent.Build.Seconds(), RunS: r.Spent.Run.Seconds(), KernelS: r.Spent.Kernels.Seconds(), CheckS: r.Spent.Check.Seconds(),
+			BuildWaitS: r.Spent.Build.Seconds(), LoadWaitS: r.Spent.Load.Seconds(), RunS: r.Spent.Run.Seconds(), KernelS: r.Spent.Kernels.Seconds(), CheckS: r.Spent.Check.Seconds(),
 			OtherS: r.Other().Seconds(),
 		},
 		Stopped:       r.Stopped.String(),
@@ -623,7 +644,7 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		}
 	}
 	for _, e := range r.History {
-		je := JSONEval{Params: e.Point.Map(), Outcome: e.Result.Outcome, ElapsedMs: float64(e.Elapsed) / float64(time.Millisecond), FromRecords: e.Result.FromRecords, Order: e.Result.Order}
+		je := JSONEval{Params: e.Point.Map(), Outcome: e.Result.Outcome, ElapsedMs: float64(e.Elapsed) / float64(time.Millisecond), FromRecords: e.Result.FromRecords, Order: e.Result.Order, Cost: jsonCost(e.Result.Cost)}
 		if ms := e.Result.Fitness(); !math.IsInf(ms, 1) {
 			je.Ms = ms
 		}

@@ -322,6 +322,61 @@ func TestReportJSON(t *testing.T) {
 	}
 }
 
+// TestReportTimeSplit: the search's time is split into waiting for
+// builds, loading programs, running (kernels of it), checking and the
+// rest, in the JSON (the fields before load_wait_s kept) and per
+// evaluation.
+func TestReportTimeSplit(t *testing.T) {
+	s := divSpace(t)
+	cost := Cost{Build: 3 * time.Millisecond, Load: 2 * time.Millisecond, Run: 5 * time.Millisecond, Kernels: 4 * time.Millisecond, Check: time.Millisecond}
+	eval := func(ctx context.Context, p Point) Result {
+		r := fakeEval(ctx, p)
+		r.Cost = cost
+		return r
+	}
+	rep, err := Tune(context.Background(), Settings{Seed: 42, MaxEvals: 10}, s, NewExhaustive(s), EvaluatorFunc(eval))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := time.Duration(rep.Evaluations)
+	if rep.Spent.Load != n*cost.Load || rep.Spent.Build != n*cost.Build || rep.Spent.Check != n*cost.Check {
+		t.Fatalf("Spent = %+v for %d evaluations of %+v", rep.Spent, rep.Evaluations, cost)
+	}
+	rep.Elapsed = n * 20 * time.Millisecond // 11 ms of each evaluation's 20 accounted for
+	if want := n * 9 * time.Millisecond; rep.Other() != want {
+		t.Fatalf("Other() = %v, want %v", rep.Other(), want)
+	}
+	b, err := json.Marshal(rep.JSON("mxm", "pocl cpu", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Time    map[string]float64 `json:"time"`
+		History []struct {
+			Cost map[string]float64 `json:"cost"`
+		} `json:"history"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	sec := func(d time.Duration) float64 { return d.Seconds() }
+	for k, want := range map[string]float64{"build_wait_s": sec(n * cost.Build), "load_wait_s": sec(n * cost.Load), "run_s": sec(n * cost.Run),
+		"kernel_s": sec(n * cost.Kernels), "check_s": sec(n * cost.Check), "other_s": sec(n * 9 * time.Millisecond)} {
+		if got, ok := m.Time[k]; !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("time.%s = %v (present %v), want %v", k, got, ok, want)
+		}
+	}
+	for i, e := range m.History {
+		want := map[string]float64{"build_ms": 3, "load_ms": 2, "run_ms": 5, "kernel_ms": 4, "check_ms": 1}
+		for k, w := range want {
+			if e.Cost[k] != w {
+				t.Errorf("history %d: cost %v, want %v", i, e.Cost, want)
+				break
+			}
+		}
+	}
+}
+
 func TestCommonFailure(t *testing.T) {
 	var r Report
 	if o, msg, n := r.CommonFailure(); o != OK || msg != "" || n != 0 {

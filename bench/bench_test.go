@@ -20,7 +20,7 @@ func rec(kernel, paper, class, strategy string, n int, baseline, best float64) *
 		Device: "NVIDIA H100 80GB HBM3", Date: "2026-11-23T04:00:00Z", Command: "hplopt bench -d GPU"}
 	rep := &autotune.JSONReport{Kernel: kernel, Device: r.Device, Strategy: strategy, Seed: 1, SpaceSize: big.NewInt(1000),
 		Evaluations: 3, BaselineMs: baseline, BestParams: map[string]int{}, EvalsPerMinute: 18, ElapsedS: 10, Stopped: "budget", Failures: autotune.Failures{Wrong: 1},
-		Time: autotune.JSONTime{BuildWaitS: 1, RunS: 6, KernelS: 3, CheckS: 0.5, OtherS: 2.5}}
+		Time: autotune.JSONTime{BuildWaitS: 1, LoadWaitS: 0.5, RunS: 6, KernelS: 3, CheckS: 0.5, OtherS: 2}}
 	rep.History = append(rep.History, autotune.JSONEval{Params: map[string]int{"uf": 1}, Outcome: autotune.Wrong, ElapsedMs: 1000})
 	if kernel == "matmul" {
 		rep.SetupS = 2
@@ -191,8 +191,8 @@ func TestMarkdownAndCSV(t *testing.T) {
 		"# T\n",
 		"| MATMUL | L (n=4096x4096 k=4096) | genetic | 10 | 100.0 | 5.000 | 20.00 | 27487.8 | 0.411 (compute) | 3 | 18 | 10/60/30 | 15, 50% | 0/0/0/1/0 | `lszx=16,uf=4` |",
 		"| 1DCONV | S (n=64x64 k=64) | random | 10 | 1.000 | – | – | – | – | 3 | 18 | – | – | 0/0/0/1/0 | no variant ran correctly |",
-		"| MATMUL | 3 | 6.0 | 30.0 | 10% | 60% | 30% | 5% | 25% | 50% |",
-		"| all | 4 | 6.0 | 40.0 | 10% | 60% | 30% | 5% | 25% | 50% |",
+		"| MATMUL | 3 | 6.0 | 30.0 | 10% | 5% | 60% | 30% | 5% | 20% | 50% |",
+		"| all | 4 | 6.0 | 40.0 | 10% | 5% | 60% | 30% | 5% | 20% | 50% |",
 		"| all runs | 17.62 | 16.01 |",
 		"| genetic search | 30.00 | 15.84 |",
 		"| MATMUL | 10.17 | 9.56 |",
@@ -216,6 +216,10 @@ func TestMarkdownAndCSV(t *testing.T) {
 	}
 	if !strings.Contains(lines[3], "matmul,MATMUL,L,n=4096x4096 k=4096,random,10,NVIDIA H100 80GB HBM3,100,10,10,") {
 		t.Errorf("csv row: %s", lines[3])
+	}
+	// load_wait_s is the last column, after the columns it was added to.
+	if !strings.HasSuffix(lines[0], ",builders,builder_utilization,load_wait_s") || !strings.HasSuffix(lines[3], ",0.5") {
+		t.Errorf("csv load_wait_s: %s\n%s", lines[0], lines[3])
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/optimizer"
+	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -382,6 +383,29 @@ func (f *orderFlag) Set(s string) error {
 func (f *orderFlag) Get() any            { return *f.p }
 func (f *orderFlag) placeholder() string { return "ready|proposed" }
 func (f *orderFlag) allowed() string     { return "ready or proposed" }
+
+// checkFlag is --check: a runner.CheckOn by name.
+type checkFlag struct{ p *runner.CheckOn }
+
+func (f *checkFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return f.p.String()
+}
+
+func (f *checkFlag) Set(s string) error {
+	c, ok := runner.Checks[s]
+	if !ok {
+		return fmt.Errorf("want %s", f.allowed())
+	}
+	*f.p = c
+	return nil
+}
+
+func (f *checkFlag) Get() any            { return *f.p }
+func (f *checkFlag) placeholder() string { return "auto|device|host" }
+func (f *checkFlag) allowed() string     { return "auto, device or host" }
 
 // cacheFlag is --cache: the directory of built programs, "" for
 // $HPLOPT_CACHE or the default, or optimizer.NoCache.

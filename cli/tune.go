@@ -77,6 +77,7 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	intVar(fs, &s.Builders, "builders", 0, -1, 1024, fmt.Sprintf("builder processes that build upcoming variants while one is measured (0: the host's cores less one, %d here; -1: none, the measuring worker builds)", runner.DefaultBuilders()))
 	intVar(fs, &s.Builds, "builds", 0, 0, 4096, "upcoming variants prepared for the builders ahead of the one measured (0: twice the builders, at least 4)")
 	fs.Var(&orderFlag{&s.Order}, "order", "order of measuring the variants built ahead: ready (whichever is built first; the strategy still hears the results in the order it proposed them) or proposed (waiting for each build in turn)")
+	fs.Var(&checkFlag{&s.Check}, "check", "where the variants' outputs are compared with the expected ones: auto (on the device unless it is a CPU), device (wherever the device can) or host")
 	fs.Var(&cacheFlag{&s.Cache}, "cache", "directory of built programs kept between runs: builders' binaries and PoCL's kernel cache (\"\": $HPLOPT_CACHE, else hplopt under the user's cache directory; off: none)")
 	sizeVar(fs, &s.CacheMax, "cache-max", runner.DefaultCacheMax, "the cache's bound: each run prunes it to this `SIZE` first, least recently used entries first")
 	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")
@@ -262,8 +263,8 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 		fmt.Fprintf(w, "records       measured %d, taken from the records %d%s (%s, problem %s)\n", r.Measured, r.FromRecords, resumed, t.Records, t.Key.ID()[:12])
 	}
 	sp := r.Spent
-	fmt.Fprintf(w, "time          waiting for builds %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
-		sp.Build.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
+	fmt.Fprintf(w, "time          waiting for builds %.1f s, loading programs %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
+		sp.Build.Seconds(), sp.Load.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
 	fmt.Fprintf(w, "device        running kernels %.0f%% of the search\n", 100*t.KernelFraction())
 	if p := t.Pool; p.Builders > 0 {
 		fmt.Fprintf(w, "builders      %d, busy %.0f%% of the search: %d built (%d failed), %d from the cache, %d restarted, %d beside slow builds\n",

@@ -73,7 +73,21 @@ type Device struct {
 	// MemBaseAddrAlign is the alignment in bytes that the origin of a
 	// sub-buffer needs (CL_DEVICE_MEM_BASE_ADDR_ALIGN, given in bits).
 	MemBaseAddrAlign int
-	id               C.cl_device_id
+	// Extensions lists the device's OpenCL extensions (CL_DEVICE_EXTENSIONS),
+	// separated by spaces.
+	Extensions string
+	id         C.cl_device_id
+}
+
+// HasExtension reports whether the device supports the OpenCL extension
+// name (such as cl_khr_fp64).
+func (d *Device) HasExtension(name string) bool {
+	for _, e := range strings.Fields(d.Extensions) {
+		if e == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Spec returns the "P:D" selection string of the device.
@@ -192,6 +206,7 @@ func (p *Platform) Devices() ([]*Device, error) {
 			GlobalMemSize:    int64(deviceUint(id, C.CL_DEVICE_GLOBAL_MEM_SIZE, 8)),
 			MaxAllocSize:     int64(deviceUint(id, C.CL_DEVICE_MAX_MEM_ALLOC_SIZE, 8)),
 			MemBaseAddrAlign: int(deviceUint(id, C.CL_DEVICE_MEM_BASE_ADDR_ALIGN, 4)) / 8,
+			Extensions:       deviceString(id, C.CL_DEVICE_EXTENSIONS),
 		}
 		dims := int(deviceUint(id, C.CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, 4))
 		if dims > 0 {

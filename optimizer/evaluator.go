@@ -194,10 +194,14 @@ func (e *evaluator) readyAhead() (made, bool) {
 }
 
 // measure measures v: it is timed once if it is four times slower than
-// the best so far. e.last says when.
+// the best so far, and with fewer timed launches when the search's end
+// (ctx's deadline) leaves no time for all. e.last says when.
 func (e *evaluator) measure(ctx context.Context, v runner.Variant) autotune.Result {
 	if e.best > 0 {
 		v.CutoffMs = 4 * e.best
+	}
+	if d, ok := ctx.Deadline(); ok {
+		v.Deadline = d
 	}
 	start := time.Now()
 	r := e.w.Measure(ctx, v)

@@ -533,7 +533,7 @@ func (r *recording) add(e autotune.Eval, seq int, started, ended time.Time) {
 		order = res.Order
 	}
 	ev := records.Evaluation{Order: order, Params: e.Point.Map(), Outcome: res.Outcome, Times: res.Times,
-		BuildMs: ms(res.Cost.Build), CheckMs: ms(res.Cost.Check), Started: started, Ended: ended}
+		BuildMs: ms(res.Cost.Build + res.Cost.Load), CheckMs: ms(res.Cost.Check), Started: started, Ended: ended}
 	if res.Outcome == autotune.OK {
 		ev.Ms = res.Ms
 	}

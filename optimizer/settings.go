@@ -70,6 +70,10 @@ type Settings struct {
 	// Order is the order in which the variants built ahead are measured.
 	// Default OrderReady.
 	Order Order
+	// Check says where the variants' outputs are compared with the
+	// expected ones. Default runner.CheckOnAuto: on a device that is not
+	// a CPU, on the device.
+	Check runner.CheckOn
 	// Cache is the directory of built programs kept between tunings
 	// (runner.Cache: the builders' binaries, PoCL's kernel cache), so that
 	// a repeated or resumed search builds nothing twice; NoCache: none (and

@@ -275,6 +275,7 @@ func (m *Measurer) useWantFile() error {
 		off += int64(a.bytes())
 	}
 	m.wantFile = f
+	m.wantToDevice()
 	return nil
 }
 

@@ -58,3 +58,16 @@ func TestGuardZones(t *testing.T) {
 	expect(t, "worker: one past the end", w.Measure(ctx, axpyStray(1, 0)), autotune.Wrong, "wrote 1 element past the end of y")
 	expect(t, "worker: correct after", w.Measure(ctx, axpyCoarse("w")), autotune.OK)
 }
+
+// TestWorkerDeviceCheck: a worker process checking on the device (--check
+// device; its expected outputs come from the reference, through the file
+// it keeps them in) passes right variants and fails a wrong one with the
+// host's message (y[999]) and one writing past the end by its guard zones.
+func TestWorkerDeviceCheck(t *testing.T) {
+	w := startPool(t, runner.WorkerSettings{Builders: -1, Measure: runner.MeasureSettings{Runs: 1, Check: runner.CheckOnDevice}})
+	ctx := context.Background()
+	expect(t, "right", w.Measure(ctx, axpyCoarse("device check")), autotune.OK)
+	expect(t, "wrong", w.Measure(ctx, axpyWrong), autotune.Wrong, "y[999]", "of 262144 elements wrong")
+	expect(t, "one past the end", w.Measure(ctx, axpyStray(1, 0)), autotune.Wrong, "wrote 1 element past the end of y")
+	expect(t, "right after", w.Measure(ctx, axpyRef), autotune.OK)
+}

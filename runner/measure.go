@@ -23,10 +23,16 @@ type Variant struct {
 	KernelName string
 	Global     []int // work-items per dimension, x first (1 to 3 of them)
 	Local      []int // work-group size per dimension; nil: the driver chooses
-	// CutoffMs, if positive, ends the timing early: a launch slower than
-	// it is the variant's time (its outputs are still checked), as ATF
-	// aborts configurations that cannot beat the best one found.
+	// CutoffMs, if positive, ends the timing early: a variant whose first
+	// launch is slower than it is timed by that launch alone (its outputs
+	// are still checked), as ATF aborts configurations that cannot beat
+	// the best one found.
 	CutoffMs float64
+	// Deadline, if not zero, is when the variant's measurement should be
+	// over (the end of a tuning's budget): after the first launch, only as
+	// many timed launches are made as are expected to end before it, and
+	// without time for one the first launch's time is the variant's.
+	Deadline time.Time
 }
 
 // MeasureSettings says how a variant is timed. The zero value makes one
@@ -45,6 +51,9 @@ type MeasureSettings struct {
 	// (built, or being built); a Prepare beyond it drops the oldest.
 	// Default 0: 4.
 	Ahead int
+	// Check says where the outputs are compared with the expected ones.
+	// Default CheckOnAuto.
+	Check CheckOn
 }
 
 func (s MeasureSettings) ahead() int {
@@ -122,6 +131,7 @@ type Measurer struct {
 
 	want        []Arg             // expected outputs, parallel to prob.Args; nil until set
 	tols        map[int]Tolerance // per output, scaled for want
+	dc          *devCheck         // the check on the device; nil: on the host (devcheck.go)
 	baseline    float64
 	hasRef      bool
 	inputsStale bool
@@ -190,6 +200,7 @@ func openMeasurer(device string, p *Problem, set MeasureSettings) (*Measurer, er
 			}
 		}
 	}
+	m.dc = m.newDevCheck()
 	return m, nil
 }
 
@@ -288,7 +299,8 @@ func (m *Measurer) SetReference(ref Variant) (ms float64, err error) {
 // the baseline. It returns the number of timed launches (0 for the
 // warm-up's time).
 func (m *Measurer) setReference(ref Variant, within time.Duration) (ms float64, timed int, err error) {
-	res, got, _, timed := m.run(context.Background(), ref, runOptions{within: within, readBack: !m.hasWant() && !m.hostless})
+	r := m.run(context.Background(), ref, runOptions{within: within, readBack: !m.hasWant() && !m.hostless})
+	res, got, timed := r.res, r.got, r.timed
 	if res.Outcome == autotune.OK && m.hasWant() {
 		res = m.check(res)
 	}
@@ -364,11 +376,11 @@ func (m *Measurer) program(v Variant, bin []byte) *Program {
 // launch), Compile, Launch or Wrong, with the reason in Result.Err (the
 // build log for Compile, the first wrong element for Wrong): the outcomes
 // of package autotune. It needs the
-// expected outputs (SetReference or SetExpected). ctx is checked between
-// launches; a launch cannot be interrupted (a Worker can).
+// expected outputs (SetReference or SetExpected). ctx is checked before
+// the launches, which are enqueued together after the first (v.Deadline
+// bounds how many): they cannot be interrupted (a Worker can).
 func (m *Measurer) Measure(ctx context.Context, v Variant) autotune.Result {
-	res, _ := m.measure(ctx, v, runOptions{})
-	return res
+	return m.measure(ctx, v, runOptions{}).res
 }
 
 // runOptions are what a worker adds to a measurement: the variant's binary
@@ -382,38 +394,57 @@ type runOptions struct {
 	readBack bool
 }
 
-// measure is Measure with opt. restart reports that the OpenCL state may be
-// damaged (an error after a kernel was enqueued).
-func (m *Measurer) measure(ctx context.Context, v Variant, opt runOptions) (res autotune.Result, restart bool) {
-	if !m.hasWant() {
-		return autotune.Result{Outcome: autotune.Launch, Err: errors.New("runner: no expected outputs: call SetReference or SetExpected first")}, false
-	}
-	opt.readBack = false
-	res, _, restart, _ = m.run(ctx, v, opt)
-	if res.Outcome == autotune.OK {
-		start := time.Now()
-		res = m.check(res)
-		res.Cost.Check = time.Since(start)
-	}
-	return res, restart
+// ran is what run did: the result; the outputs read back (with
+// runOptions.readBack), parallel to the Problem's Args; whether the
+// OpenCL state may be damaged (an error after a kernel was enqueued); the
+// number of timed launches (0: the first launch's time alone).
+type ran struct {
+	res     autotune.Result
+	got     []Arg
+	restart bool
+	timed   int
 }
 
-// run builds v and launches it; with opt.readBack, it reads the outputs
-// back, which it returns in a slice parallel to the Problem's Args. timed
-// is the number of timed launches.
-func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res autotune.Result, got []Arg, restart bool, timed int) {
+// measure is Measure with opt.
+func (m *Measurer) measure(ctx context.Context, v Variant, opt runOptions) ran {
+	if !m.hasWant() {
+		return ran{res: autotune.Result{Outcome: autotune.Launch, Err: errors.New("runner: no expected outputs: call SetReference or SetExpected first")}}
+	}
+	opt.readBack = false
+	r := m.run(ctx, v, opt)
+	if r.res.Outcome == autotune.OK {
+		start := time.Now()
+		r.res = m.check(r.res)
+		r.res.Cost.Check = time.Since(start)
+	}
+	return r
+}
+
+// deadlineMargin is the time kept before a Variant's Deadline for what
+// follows the launches (the check, the answer).
+const deadlineMargin = 50 * time.Millisecond
+
+// run builds v and launches it: one launch alone (the warm-up, whose time
+// says how long the others take; on a device that compiles at launch, the
+// one that compiles), then the other warm-up and the timed launches
+// enqueued together, each after the outputs' reset, and waited for once.
+// With opt.readBack, it reads the outputs back.
+func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran) {
 	var cost autotune.Cost
 	start, built := time.Now(), time.Time{}
-	fail := func(o autotune.Outcome, format string, args ...any) (autotune.Result, []Arg, bool, int) {
+	fail := func(o autotune.Outcome, format string, args ...any) ran {
 		if o == autotune.Launch || o == autotune.Wrong {
 			m.inputsStale, m.guardsDirty = true, true
+			m.dc.markStale()
 		}
 		if !built.IsZero() {
 			cost.Run = time.Since(built)
 		}
 		// The session's errors carry the package's name already.
 		msg := strings.TrimPrefix(fmt.Sprintf(format, args...), "runner: ")
-		return autotune.Result{Outcome: o, Err: fmt.Errorf("runner: %s: %s", v.KernelName, msg), Cost: cost}, nil, restart, 0
+		out.res = autotune.Result{Outcome: o, Err: fmt.Errorf("runner: %s: %s", v.KernelName, msg), Cost: cost}
+		out.got, out.timed = nil, 0
+		return out
 	}
 	if v.KernelName == "" {
 		return fail(autotune.Illegal, "variant has no kernel name")
@@ -423,9 +454,14 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 	}
 	prog := m.program(v, opt.bin)
 	defer prog.Close()
+	prog.Urgent()
 	err := prog.Wait()
 	built = time.Now()
-	cost.Build = built.Sub(start)
+	if prog.e.fromBinary {
+		cost.Load = built.Sub(start)
+	} else {
+		cost.Build = built.Sub(start)
+	}
 	if opt.compiled != nil {
 		opt.compiled()
 	}
@@ -444,7 +480,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 	defer k.Close()
 	if m.inputsStale && !m.hostless {
 		if err := m.upload(false); err != nil {
-			restart = true
+			out.restart = true
 			return fail(autotune.Launch, "uploading the inputs again: %v", err)
 		}
 		m.inputsStale = false
@@ -453,75 +489,87 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 		// The last variant failed and may have written anywhere: its
 		// guard zones are filled again before this one runs.
 		if err := m.fillGuards(); err != nil {
-			restart = true
+			out.restart = true
 			return fail(autotune.Launch, "%v", err)
 		}
 		m.guardsDirty = false
 	}
-	warm, runs := m.set.warmup(), m.set.runs()
-	times := make([]float64, 0, runs)
-	warmOnly := false // times holds the warm-up's time alone
-	warmedUp := time.Now()
-	for r := 0; r < warm+runs; r++ {
-		if err := ctx.Err(); err != nil {
-			return fail(autotune.Timeout, "%v", err)
-		}
+	if err := ctx.Err(); err != nil {
+		return fail(autotune.Timeout, "%v", err)
+	}
+	// launchErr makes err a Launch failure: an error of the enqueue itself
+	// leaves the queue usable; one of a kernel that ran, or of a reset,
+	// may not.
+	launchErr := func(err error) ran {
+		var ce opencl.Error
+		out.restart = errors.As(err, &ce) && ce.Call != "clEnqueueNDRangeKernel"
+		return fail(autotune.Launch, "%v", err)
+	}
+	reset := func() error {
 		if err := m.upload(true); err != nil {
-			restart = true
-			return fail(autotune.Launch, "resetting the outputs: %v", err)
+			return fmt.Errorf("resetting the outputs: %w", err)
 		}
-		launched := time.Now()
-		d, err := k.Run(v.Global, v.Local)
+		return nil
+	}
+	warm, runs := m.set.warmup(), m.set.runs()
+	if err := reset(); err != nil {
+		return launchErr(err)
+	}
+	d, err := k.Run(v.Global, v.Local)
+	if err != nil {
+		return launchErr(err)
+	}
+	cost.Kernels += d
+	first := float64(d) / 1e6
+	var times []float64
+	if warm == 0 {
+		times, runs = append(times, first), runs-1
+	}
+	warmOnly := false // times holds the first launch's time alone, not a timed one's
+	if v.CutoffMs > 0 && first > v.CutoffMs {
+		times, runs, warm = []float64{first}, 0, 1
+	}
+	// The next launches take about as long as this one's kernel; its wall
+	// time may hold a compilation (PoCL's at the first launch).
+	per := d + d/4 + time.Millisecond
+	extra := max(0, warm-1) // warm-up launches still to make
+	if opt.within > 0 {
+		runs = min(runs, int(opt.within/per))
+	}
+	if !v.Deadline.IsZero() {
+		left := time.Until(v.Deadline) - deadlineMargin - time.Duration(extra)*per
+		runs = min(runs, max(0, int(left/per)))
+	}
+	if runs <= 0 {
+		runs, extra = 0, 0
+		if len(times) == 0 {
+			times, warmOnly = []float64{first}, true
+		}
+	}
+	if extra+runs > 0 {
+		ds, err := k.runMany(v.Global, v.Local, extra+runs, reset)
+		for j, d := range ds {
+			cost.Kernels += d
+			if j >= extra {
+				times = append(times, float64(d)/1e6)
+			}
+		}
 		if err != nil {
-			// An error of the enqueue itself leaves the queue usable; one
-			// of a kernel that ran may not.
-			var ce opencl.Error
-			restart = errors.As(err, &ce) && ce.Call != "clEnqueueNDRangeKernel"
-			return fail(autotune.Launch, "%v", err)
-		}
-		cost.Kernels += d
-		ms := float64(d) / 1e6
-		if r >= warm {
-			times = append(times, ms)
-		}
-		if v.CutoffMs > 0 && ms > v.CutoffMs {
-			times = []float64{ms}
-			break
-		}
-		if r+1 == warm {
-			warmedUp = time.Now()
-		}
-		if opt.within > 0 && r+1 < warm+runs {
-			// The next launch takes about as long as this one; a warm-up's
-			// wall time may hold a compilation (PoCL's at the first
-			// launch), its kernel time does not.
-			next := time.Since(launched)
-			if r < warm {
-				next = d + d/4 + time.Millisecond
-			}
-			spent := time.Duration(0)
-			if r >= warm {
-				spent = time.Since(warmedUp)
-			}
-			if spent+next > opt.within {
-				if len(times) == 0 {
-					times, warmOnly = []float64{ms}, true
-				}
-				break
-			}
+			return launchErr(err)
 		}
 	}
 	if err := m.checkGuards(); err != nil {
 		return fail(autotune.Wrong, "%v", err)
 	}
 	cost.Run = time.Since(built)
-	if timed = len(times); warmOnly {
-		timed = 0
+	if out.timed = len(times); warmOnly {
+		out.timed = 0
 	}
+	out.res = autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}
 	if !opt.readBack {
-		return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, nil, false, timed
+		return out
 	}
-	got = make([]Arg, len(m.prob.Args))
+	got := make([]Arg, len(m.prob.Args))
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
 		g := Arg{Name: a.Name, Type: a.Type, Dims: a.Dims, Output: true}
@@ -538,13 +586,14 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (res auto
 			err = readSlice(m.bufs[i], g.I32)
 		}
 		if err != nil {
-			restart = true
+			out.restart = true
 			return fail(autotune.Launch, "reading %s back: %v", a.Name, err)
 		}
 		got[i] = g
 	}
-	cost.Run = time.Since(built)
-	return autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}, got, false, timed
+	out.res.Cost.Run = time.Since(built)
+	out.got = got
+	return out
 }
 
 // hasWant reports whether the expected outputs are set.
@@ -557,13 +606,44 @@ func (m *Measurer) setWant(want []Arg) {
 	for _, i := range m.outs {
 		m.tols[i] = m.prob.Tolerance.scaled(want[i].rms())
 	}
+	m.wantToDevice()
 }
 
-// check compares the outputs of the run res, read back from the device
-// in chunks, with the expected ones and returns res or the Wrong (or
-// Launch, when an output cannot be read) result, with res's Cost either
-// way.
+// check compares the outputs of the run res with the expected ones and
+// returns res or the Wrong (or Launch, when an output cannot be read)
+// result, with res's Cost either way: on the device where it can
+// (devcheck.go), and on the host when the device finds a wrong element,
+// which the host's check then names.
 func (m *Measurer) check(res autotune.Result) autotune.Result {
+	if !m.dc.usable() {
+		return m.checkHost(res)
+	}
+	if m.dc.stale {
+		if m.wantToDevice(); !m.dc.usable() {
+			return m.checkHost(res)
+		}
+	}
+	ok, err := m.checkOnDevice()
+	if err == nil && ok {
+		return res
+	}
+	r := m.checkHost(res)
+	if err == nil && r.Outcome == autotune.OK {
+		// The device counted wrong elements that the host does not find:
+		// its copy of the expected outputs was damaged (by a variant that
+		// wrote far outside its outputs), so it is made again.
+		if m.dc.disagreed++; m.dc.disagreed >= maxDisagreements {
+			m.dc.stop()
+		} else {
+			m.wantToDevice()
+		}
+	}
+	return r
+}
+
+// checkHost is check on the host: the outputs are read back from the
+// device in chunks and compared with the expected ones.
+func (m *Measurer) checkHost(res autotune.Result) autotune.Result {
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
 		n, per := a.Len(), chunkBytes/a.Type.Size()
@@ -612,6 +692,9 @@ func (m *Measurer) Close() error {
 	m.mu.Unlock()
 	if m.wantFile != nil {
 		m.wantFile.Close()
+	}
+	if m.dc != nil {
+		m.dc.free()
 	}
 	for i, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
 		switch {

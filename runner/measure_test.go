@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/autotune"
@@ -173,6 +174,32 @@ func TestMeasurer(t *testing.T) {
 	noname := axpyCoarse("no such kernel")
 	noname.KernelName = "nope"
 	expect(t, "missing kernel", m.Measure(ctx, noname), autotune.Compile)
+}
+
+// TestMeasurerDeadline: a variant whose Deadline leaves no time for a timed
+// launch is timed by its first launch, its outputs still checked; one
+// with time left gets every timed launch.
+func TestMeasurerDeadline(t *testing.T) {
+	p := axpyProblem()
+	m := newMeasurer(t, p, runner.MeasureSettings{Runs: 5})
+	if err := m.SetExpected(axpyWant(p)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	v := axpyCoarse("deadline")
+	v.Deadline = time.Now()
+	r := m.Measure(ctx, v)
+	expect(t, "past its deadline", r, autotune.OK)
+	if len(r.Times) != 1 {
+		t.Fatalf("past its deadline: %d times, want the first launch's alone", len(r.Times))
+	}
+	w := axpyWrong
+	w.Deadline = time.Now()
+	expect(t, "wrong, past its deadline", m.Measure(ctx, w), autotune.Wrong, "y[999]")
+	v.Deadline = time.Now().Add(time.Minute)
+	if r := m.Measure(ctx, v); len(r.Times) != 5 {
+		t.Fatalf("a minute before its deadline: %d times, want 5", len(r.Times))
+	}
 }
 
 func TestMeasurerPrepare(t *testing.T) {

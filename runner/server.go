@@ -116,11 +116,12 @@ func serve(in io.Reader, out io.Writer) int {
 	for r := range measure {
 		v := r.Variant
 		inject(req.Setup.Faults, atBuild, v.Source)
-		res, restart := m.measure(context.Background(), v, runOptions{bin: r.Binary, compiled: func() {
+		out := m.measure(context.Background(), v, runOptions{bin: r.Binary, compiled: func() {
 			send(wireResponse{Op: opCompiled})
 			inject(req.Setup.Faults, atRun, v.Source)
 		}})
-		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: restart, Stale: m.inputsStale}
+		res := out.res
+		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: out.restart, Stale: m.inputsStale}
 		if res.Err != nil {
 			a.Msg = res.Err.Error()
 		}

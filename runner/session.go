@@ -63,6 +63,19 @@ type Session struct {
 	built int // programs built (a build tried again counts once)
 
 	launch sync.Mutex // one launch at a time on the queue
+
+	// loads are the programs waiting to be made from binaries, made one
+	// at a time by one goroutine (loading is true while it runs), the
+	// most wanted first (Program.Urgent), guarded by mu.
+	loads   []*loadJob
+	loading bool
+}
+
+// loadJob is a program to make from a binary.
+type loadJob struct {
+	e         *entry
+	src, opts string
+	bin       []byte
 }
 
 // maxPrograms bounds a session's program cache: past it, the oldest
@@ -233,10 +246,14 @@ func (s *Session) Prepare(src, options string, built func()) *Program {
 
 // PrepareBinary is Prepare for a program whose binary (Program.Binary, from
 // another process on the same device) is at hand: it makes the program of
-// src from bin, which costs the implementation little or nothing (PoCL
-// unpacks it; NVIDIA's driver turns its PTX into machine code), and builds
-// src from source if the device refuses the binary. The cache keeps the
-// program under src, as Prepare would.
+// src from bin, which costs the implementation little (PoCL unpacks it) or
+// a compilation (NVIDIA's driver turns its PTX into machine code, unless
+// its cache of machine code has it), and builds src from source if the
+// device refuses the binary. The cache keeps the program under src, as
+// Prepare would. Programs are made from binaries one at a time, in the
+// order asked, an Urgent one first: an implementation that compiles them
+// serializes their compilations within a process anyway, and the program
+// wanted next should not wait behind all the others.
 func (s *Session) PrepareBinary(src string, bin []byte, options string, built func()) *Program {
 	return s.prepare(src, bin, options, built)
 }
@@ -250,7 +267,15 @@ func (s *Session) prepare(src string, bin []byte, options string, built func()) 
 		s.progs[key] = e
 		s.order = append(s.order, key)
 		s.built++
-		go s.build(e, src, bin, options)
+		if bin != nil {
+			s.loads = append(s.loads, &loadJob{e: e, src: src, opts: options, bin: bin})
+			if !s.loading {
+				s.loading = true
+				go s.load()
+			}
+		} else {
+			go s.build(e, src, bin, options)
+		}
 	}
 	e.users++
 	e.drop = false
@@ -262,6 +287,49 @@ func (s *Session) prepare(src string, bin []byte, options string, built func()) 
 		}()
 	}
 	return &Program{s: s, e: e}
+}
+
+// load makes the programs of s.loads from their binaries, one at a time,
+// until none is left. A program nobody uses any more (its only use is its
+// build's: a Measurer dropped it) is not made.
+func (s *Session) load() {
+	for {
+		s.mu.Lock()
+		if len(s.loads) == 0 {
+			s.loading = false
+			s.mu.Unlock()
+			return
+		}
+		j := s.loads[0]
+		s.loads = s.loads[1:]
+		if j.e.users <= 1 {
+			// Out of the cache before the lock is let go, so that a
+			// Prepare of the same source from now on makes another.
+			j.e.users--
+			s.removeLocked(j.e)
+			s.mu.Unlock()
+			j.e.err = errors.New("runner: the program was dropped before it was made")
+			close(j.e.done)
+			continue
+		}
+		s.mu.Unlock()
+		s.build(j.e, j.src, j.bin, j.opts)
+	}
+}
+
+// Urgent puts the program first among those waiting to be made from their
+// binaries, if it is one of them.
+func (p *Program) Urgent() {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, j := range s.loads {
+		if j.e == p.e {
+			copy(s.loads[1:i+1], s.loads[:i])
+			s.loads[0] = j
+			return
+		}
+	}
 }
 
 // build builds e, from bin if it is not nil, and releases the build's use
@@ -438,6 +506,44 @@ func (k *Kernel) Run(global, local []int) (time.Duration, error) {
 	defer k.s.launch.Unlock()
 	ns, err := k.s.cl.Queue.Run(k.k, global, local)
 	return time.Duration(ns), err
+}
+
+// runMany launches the kernel n times as Run does, without waiting between
+// the launches: before, if not nil, enqueues what goes before each one
+// (the outputs' resets). It then waits for them all and returns each
+// launch's time from its profiling events, in launch order. An error stops
+// the enqueuing; the launches enqueued are waited for, and the times of
+// those that ran are returned with the first error.
+func (k *Kernel) runMany(global, local []int, n int, before func() error) ([]time.Duration, error) {
+	k.s.launch.Lock()
+	defer k.s.launch.Unlock()
+	evs := make([]*opencl.Event, 0, n)
+	var err error
+	for i := 0; i < n; i++ {
+		if before != nil {
+			if err = before(); err != nil {
+				break
+			}
+		}
+		var ev *opencl.Event
+		if ev, err = k.s.cl.Queue.Start(k.k, global, local); err != nil {
+			break
+		}
+		evs = append(evs, ev)
+	}
+	times := make([]time.Duration, 0, len(evs))
+	for _, ev := range evs {
+		ns, werr := ev.Wait()
+		ev.Close()
+		if werr != nil {
+			if err == nil {
+				err = werr
+			}
+			continue
+		}
+		times = append(times, time.Duration(ns))
+	}
+	return times, err
 }
 
 // start launches the kernel as Run does, without waiting for it: the

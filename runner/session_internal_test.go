@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -139,5 +140,64 @@ func TestMemo(t *testing.T) {
 	Memo(s, other, fail)
 	if calls != 3 {
 		t.Errorf("a failed computation was remembered (%d calls, want 3)", calls)
+	}
+}
+
+// TestSessionLoads: programs made from binaries wait their turn, one at a
+// time; Urgent puts one first; one dropped before its turn is not made, and
+// a Prepare of its source afterwards makes it anew.
+func TestSessionLoads(t *testing.T) {
+	s := session(t)
+	srcs := make([]string, 3)
+	bins := make([][]byte, 3)
+	for i := range srcs {
+		srcs[i] = fmt.Sprintf("/* load %d */\n%s", i, scaleSrc)
+		p := s.Prepare(srcs[i], "", nil)
+		bin, err := p.Binary()
+		p.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bins[i] = bin
+		// Made again below from the binary, not found in the cache.
+		s.mu.Lock()
+		if e := s.progs["\x00"+srcs[i]]; e != nil && e.users == 0 {
+			s.removeLocked(e)
+		}
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	if s.loading {
+		s.mu.Unlock()
+		t.Skip("the session is loading programs for another test")
+	}
+	s.loading = true // no goroutine: the test runs the queue below
+	s.mu.Unlock()
+	ps := make([]*Program, 3)
+	for i := range ps {
+		ps[i] = s.PrepareBinary(srcs[i], bins[i], "", nil)
+	}
+	ps[2].Urgent()
+	s.mu.Lock()
+	first := s.loads[0].e
+	s.mu.Unlock()
+	if first != ps[2].e {
+		t.Fatal("Urgent did not put the program first")
+	}
+	ps[1].Close() // dropped before its turn
+	s.load()
+	for _, i := range []int{0, 2} {
+		if err := ps[i].Wait(); err != nil || !ps[i].FromBinary() {
+			t.Fatalf("program %d: %v, from its binary %v", i, err, ps[i].FromBinary())
+		}
+		ps[i].Close()
+	}
+	if err := ps[1].e.err; err == nil || !strings.Contains(err.Error(), "dropped") {
+		t.Fatalf("the dropped program: %v, want it not made", err)
+	}
+	again := s.PrepareBinary(srcs[1], bins[1], "", nil)
+	defer again.Close()
+	if err := again.Wait(); err != nil || !again.FromBinary() {
+		t.Fatalf("the dropped program prepared again: %v, from its binary %v", err, again.FromBinary())
 	}
 }
