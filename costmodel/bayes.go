@@ -41,8 +41,21 @@ type BayesSettings struct {
 	// a point better than the best measured: a larger one explores more.
 	// Default 0.
 	Xi float64
+	// Local is the number of a round's Batch points chosen among the
+	// neighbours (autotune.Space.Neighbours: one parameter moved to an
+	// adjacent value) of the LocalBest fastest points measured, by the
+	// same expected improvement, before the rest of the round is chosen
+	// in the whole pool: the local search that hill-climbing ends with,
+	// steered by the model. Default 0: none (at most Batch).
+	Local int
+	// LocalBest is the number of the fastest points measured whose
+	// neighbours Local chooses among. Default 3.
+	LocalBest int
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
+	// Name is the name the strategy reports (a registry entry with its
+	// own settings names itself). Default "bayes".
+	Name string
 }
 
 func (s BayesSettings) withDefaults() BayesSettings {
@@ -60,6 +73,10 @@ func (s BayesSettings) withDefaults() BayesSettings {
 	}
 	if s.MaxTrain <= 0 {
 		s.MaxTrain = 300
+	}
+	s.Local = min(max(s.Local, 0), s.Batch)
+	if s.LocalBest <= 0 {
+		s.LocalBest = 3
 	}
 	return s
 }
@@ -97,8 +114,13 @@ func NewBayes(space *autotune.Space, r *rand.Rand, set BayesSettings) *Bayes {
 	return &Bayes{space: space, r: r, set: set.withDefaults(), given: set, seen: autotune.NewVisited(space, r)}
 }
 
-// Name returns "bayes".
-func (*Bayes) Name() string { return "bayes" }
+// Name returns the settings' Name, "bayes" by default.
+func (b *Bayes) Name() string {
+	if b.set.Name != "" {
+		return b.set.Name
+	}
+	return "bayes"
+}
 
 // Settings returns the settings in effect.
 func (b *Bayes) Settings() BayesSettings { return b.set }
@@ -296,7 +318,17 @@ func (b *Bayes) acquire() []autotune.Point {
 	if train == nil {
 		return nil
 	}
-	pool := poolOf(b.space, b.seen, b.r, b.set.Pool)
+	local := b.neighbourhood()
+	pool := slices.Clone(local)
+	inLocal := map[string]bool{}
+	for _, p := range local {
+		inLocal[p.Key()] = true
+	}
+	for _, p := range poolOf(b.space, b.seen, b.r, b.set.Pool) {
+		if !inLocal[p.Key()] {
+			pool = append(pool, p)
+		}
+	}
 	if len(pool) == 0 {
 		return nil
 	}
@@ -314,7 +346,13 @@ func (b *Bayes) acquire() []autotune.Point {
 		k := make([]float64, len(xs))
 		pick, pickEI := -1, math.Inf(-1)
 		var pickMean float64
-		for i, x := range px {
+		// The round's first Local points come from the neighbourhood of
+		// the best (while it has points left), the others from anywhere.
+		cand := px
+		if len(out) < b.set.Local && len(out) < len(local) {
+			cand = px[:len(local)]
+		}
+		for i, x := range cand {
 			if taken[i] {
 				continue
 			}
@@ -332,6 +370,32 @@ func (b *Bayes) acquire() []autotune.Point {
 		// The kriging believer: the next point of the batch is chosen as if
 		// this one took its predicted time.
 		xs, y = append(xs, px[pick]), append(y, pickMean)
+	}
+	return out
+}
+
+// neighbourhood returns the neighbours never proposed nor measured of the
+// LocalBest fastest points measured (none when Local is 0).
+func (b *Bayes) neighbourhood() []autotune.Point {
+	if b.set.Local == 0 {
+		return nil
+	}
+	idx := make([]int, 0, len(b.fit))
+	for i, f := range b.fit {
+		if !math.IsInf(f, 1) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
+	var out []autotune.Point
+	keys := map[string]bool{}
+	for _, i := range idx[:min(len(idx), b.set.LocalBest)] {
+		for _, q := range b.space.Neighbours(b.data[i]) {
+			if k := q.Key(); !keys[k] && !b.seen.Seen(q) {
+				keys[k] = true
+				out = append(out, q)
+			}
+		}
 	}
 	return out
 }

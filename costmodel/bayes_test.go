@@ -172,3 +172,48 @@ func TestBayesPlanSeedsBatch(t *testing.T) {
 		}
 	}
 }
+
+// With Local, a round's first points are never-measured neighbours of the
+// LocalBest fastest points measured; the others may lie anywhere.
+func TestBayesLocal(t *testing.T) {
+	s := gridSpace(t)
+	b := NewBayes(s, autotune.NewRand(3), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2})
+	for range 8 {
+		p, ok := b.Next()
+		if !ok {
+			t.Fatal("exhausted")
+		}
+		b.Tell(p, gridTime(context.Background(), p))
+	}
+	for round := range 4 {
+		idx := make([]int, len(b.fit))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
+		near := map[string]bool{}
+		for _, i := range idx[:2] {
+			for _, q := range s.Neighbours(b.data[i]) {
+				if _, told := b.seen.Fitness(q); !told {
+					near[q.Key()] = true
+				}
+			}
+		}
+		p, ok := b.Next()
+		if !ok {
+			t.Fatal("exhausted")
+		}
+		batch := append([]autotune.Point{p}, b.Upcoming(10)...)
+		if len(batch) != 4 {
+			t.Fatalf("round %d of %d points, want 4", round, len(batch))
+		}
+		for _, q := range batch[:min(3, len(near))] {
+			if !near[q.Key()] {
+				t.Errorf("round %d: %v is not a new neighbour of the 2 fastest points", round, q)
+			}
+		}
+		for _, q := range batch {
+			b.Tell(q, gridTime(context.Background(), q))
+		}
+	}
+}

@@ -29,6 +29,7 @@ const (
 	Bandit     = "bandit"
 	Model      = "model"
 	Bayes      = "bayes"
+	Hybrid     = "hybrid"
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
@@ -91,6 +92,10 @@ var registry = []Info{
 	{Bayes, "Bayesian optimization (Kernel Tuner's best at small budgets): a Gaussian process (Matérn 5/2, fitted by marginal likelihood) models log time; after the seeds and random points (a tenth of the evaluation budget, 5 to 20; else 20) each step measures the point of the largest expected improvement",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 			return costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds})
+		}},
+	{Hybrid, "Bayesian optimization in rounds of 4 built together, 3 of each round among the neighbours (one parameter moved to an adjacent value) of the 2 fastest points measured, 1 anywhere, all by expected improvement; after the seeds and random points (as bayes)",
+		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+			return costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds, Batch: 4, Local: 3, LocalBest: 2, Name: Hybrid})
 		}},
 }
 
