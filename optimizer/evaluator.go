@@ -214,7 +214,11 @@ func (e *evaluator) measure(ctx context.Context, v runner.Variant) autotune.Resu
 		if ref > e.base {
 			whose = "the best variant's"
 		}
-		v.SlowWhy = fmt.Sprintf("slower than %g x %s %.3g ms", e.slow, whose, ref)
+		ms := fmt.Sprintf("%.3g", ref)
+		if ref >= 100 {
+			ms = fmt.Sprintf("%.0f", ref)
+		}
+		v.SlowWhy = fmt.Sprintf("slower than %g x %s %s ms", e.slow, whose, ms)
 	}
 	if d, ok := ctx.Deadline(); ok {
 		v.Deadline = d

@@ -328,7 +328,8 @@ func TestSlowLimit(t *testing.T) {
 		after       time.Duration
 		why         string
 	}{
-		{0, 71, time.Second, "slower than 10 x the single-point kernel's 71 ms"},
+		{0, 71.23, time.Second, "slower than 10 x the single-point kernel's 71.2 ms"},
+		{0, 1234, 12340 * time.Millisecond, "slower than 10 x the single-point kernel's 1234 ms"},
 		{0, 250, 2500 * time.Millisecond, "slower than 10 x the single-point kernel's 250 ms"},
 		{3, 500, 1500 * time.Millisecond, "slower than 3 x the single-point kernel's 500 ms"},
 		{-1, 500, 0, ""},

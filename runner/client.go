@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -532,13 +534,16 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 			slow += w.set.compileTimeout()
 		}
 		var stopped bool
+		ran := time.Now()
 		if r, st, stopped = c.awaitRuns(ctx, limit, slow); stopped {
 			w.lose(c, true)
 			why := v.SlowWhy
 			if why == "" {
 				why = fmt.Sprintf("slower than %v", slow)
 			}
-			return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s: %s: stopped after %.3g s; worker killed", v.KernelName, why, slow.Seconds())}, ""
+			secs := strconv.FormatFloat(math.Round(slow.Seconds()*100)/100, 'f', -1, 64)
+			return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s: %s: stopped after %s s; worker killed", v.KernelName, why, secs),
+				Cost: autotune.Cost{Run: time.Since(ran)}}, ""
 		}
 	} else if st == timedOut {
 		w.lose(c, true)

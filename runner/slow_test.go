@@ -45,6 +45,9 @@ func TestSlowAfter(t *testing.T) {
 	if took < 600*time.Millisecond || took > 3*time.Second {
 		t.Errorf("the slow variant was stopped after %v, want about 0.6 s", took)
 	}
+	if r.Cost.Run < 600*time.Millisecond || r.Cost.Run > took {
+		t.Errorf("the slow variant's run cost %v, want the 0.6 s it ran", r.Cost.Run)
+	}
 	if w.Restarts() != 0 {
 		t.Errorf("%d restarts before the next measurement, want 0", w.Restarts())
 	}
