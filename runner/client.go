@@ -523,6 +523,7 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 	c.send(wireRequest{Op: opMeasure, Variant: v, Binary: bin})
 	limit := w.set.compileTimeout()
 	r, st := c.await(ctx, limit)
+	var ran time.Time // when the runs started
 	if st == gotAnswer && r.Op == opCompiled {
 		limit = w.runTimeout()
 		slow := v.SlowAfter
@@ -534,7 +535,7 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 			slow += w.set.compileTimeout()
 		}
 		var stopped bool
-		ran := time.Now()
+		ran = time.Now()
 		if r, st, stopped = c.awaitRuns(ctx, limit, slow); stopped {
 			w.lose(c, true)
 			why := v.SlowWhy
@@ -552,7 +553,8 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 	switch st {
 	case timedOut:
 		w.lose(c, true)
-		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s ran past its limit of %v; worker killed", v.KernelName, limit)}, ""
+		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s ran past its limit of %v; worker killed", v.KernelName, limit),
+			Cost: autotune.Cost{Run: time.Since(ran)}}, ""
 	case cancelled:
 		w.lose(c, true)
 		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s stopped: %v; worker killed", v.KernelName, ctx.Err())}, ""
