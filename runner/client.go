@@ -532,7 +532,9 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 			// for it, so that a slow compiler does not make a correct
 			// variant a Timeout.
 			limit += w.set.compileTimeout()
-			slow += w.set.compileTimeout()
+			if slow > 0 {
+				slow += w.set.compileTimeout()
+			}
 		}
 		var stopped bool
 		ran = time.Now()
