@@ -4,6 +4,10 @@
 GO ?= go
 PKGS := pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
 export CGO_ENABLED := 1
+# The version the records and reports carry, also where the go command
+# stamps no VCS information (GOFLAGS=-buildvcs=false).
+VERSION := $(shell git describe --always --dirty 2>/dev/null)
+LDFLAGS := -X github.com/hplopt/hplopt/optimizer.version=$(VERSION)
 
 .PHONY: all deps build run test faults fuzz gpu bench bench-cpu reference clean
 
@@ -23,7 +27,7 @@ deps:
 	fi
 
 build: deps
-	$(GO) build -o bin/hplopt ./cmd/hplopt
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/hplopt ./cmd/hplopt
 
 # run: list the devices, check the default one, then tune MATMUL for about
 # a minute on the best device found (the first GPU, else the CPU).
@@ -56,7 +60,7 @@ fuzz: deps
 
 # gpu builds the binary that the GPU machine runs (it has no Go toolchain).
 gpu: deps
-	$(GO) build -o .gpu/hplopt ./cmd/hplopt
+	$(GO) build -ldflags "$(LDFLAGS) -s -w" -o .gpu/hplopt ./cmd/hplopt
 
 # bench runs the benchmark suite at size S on the best device found and
 # writes the tables and plots under bench-results/.

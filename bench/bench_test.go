@@ -282,3 +282,23 @@ func TestNoEvaluation(t *testing.T) {
 		t.Error("NoResult does not tell no evaluation from failed ones")
 	}
 }
+
+// TestUserKernelNames: a kernel that is not one of the paper's eight (no
+// paper name) is named by its own name in the tables and is its own group.
+func TestUserKernelNames(t *testing.T) {
+	recs := []*Record{rec("mvt", "", "M", "genetic", 64, 3, 0.3), rec("saxpy", "", "M", "genetic", 64, 1, 0.5)}
+	var md bytes.Buffer
+	c, _ := CeilingFor("H100")
+	if err := WriteMarkdown(&md, recs, Options{Title: "T", Ceiling: c}); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	for _, want := range []string{"| mvt | M (n=64x64 k=64) | genetic |", "| saxpy | M (n=64x64 k=64) | genetic |", "| mvt | 10.00 |", "| saxpy | 2.00 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "|  | M") {
+		t.Errorf("a row without a kernel name:\n%s", out)
+	}
+}

@@ -79,9 +79,9 @@ func speedupPlot(recs []*Record, file string) error {
 	pts := map[series]plotter.XYs{}
 	var lo, hi float64 = 1, 1
 	for _, r := range recs {
-		if _, ok := kx[r.Paper]; !ok {
-			kx[r.Paper] = len(kernels)
-			kernels = append(kernels, r.Paper)
+		if _, ok := kx[r.Name()]; !ok {
+			kx[r.Name()] = len(kernels)
+			kernels = append(kernels, r.Name())
 		}
 		sp := r.Speedup()
 		if sp <= 0 {
@@ -93,7 +93,7 @@ func speedupPlot(recs []*Record, file string) error {
 			keys = append(keys, s)
 		}
 		off := 0.12*float64(classRank(r.Class)-2) + 0.04*float64(2*strategyRank(r.Strategy)-1)
-		pts[s] = append(pts[s], plotter.XY{X: float64(kx[r.Paper]) + off, Y: sp})
+		pts[s] = append(pts[s], plotter.XY{X: float64(kx[r.Name()]) + off, Y: sp})
 	}
 	if len(kernels) == 0 {
 		return fmt.Errorf("bench: no runs to plot")

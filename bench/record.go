@@ -49,6 +49,15 @@ func (r *Record) Key() string {
 }
 
 // BaselineMs is the single-point kernel's time, 0 if unknown.
+// Name is the kernel's name in tables and plots: the paper's name for its
+// eight benchmarks ("MATMUL"), the kernel's own otherwise ("mvt").
+func (r *Record) Name() string {
+	if r.Paper != "" {
+		return r.Paper
+	}
+	return r.Kernel
+}
+
 func (r *Record) BaselineMs() float64 {
 	if r.Report == nil {
 		return 0

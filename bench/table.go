@@ -202,7 +202,7 @@ func Summarize(recs []*Record) Summary {
 		}
 		all = append(all, sp)
 		bySt[r.Strategy] = append(bySt[r.Strategy], sp)
-		byK[r.Paper] = append(byK[r.Paper], sp)
+		byK[r.Name()] = append(byK[r.Name()], sp)
 	}
 	s.WithResult = len(all)
 	s.Mean, s.GeoMean = mean(all), geomean(all)
@@ -342,7 +342,7 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 		if best > 0 {
 			gf = fmt.Sprintf("%.1f", gflops(r.FLOPs, best))
 		}
-		p("| %s | %s | %s | %g | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Paper, classLabel(r), r.Strategy, r.BudgetS,
+		p("| %s | %s | %s | %g | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name(), classLabel(r), r.Strategy, r.BudgetS,
 			fmtMs(r.BaselineMs()), fmtMs(best), fmtX(r.Speedup()), gf, fs, evals, epm, split, pool, fails, params)
 	}
 	s := Summarize(recs)
@@ -384,7 +384,7 @@ func WriteMarkdown(w io.Writer, recs []*Record, opt Options) error {
 				what += ": " + e
 			}
 		}
-		p("- %s %s, %s search: %s\n", r.Paper, classLabel(r), r.Strategy, what)
+		p("- %s %s, %s search: %s\n", r.Name(), classLabel(r), r.Strategy, what)
 	}
 	writeTime(p, recs)
 	if len(opt.References) > 0 {
@@ -427,11 +427,11 @@ func writeTime(p func(string, ...any), recs []*Record) {
 		if rep == nil || rep.ElapsedS <= 0 || rep.Time == (autotune.JSONTime{}) {
 			continue
 		}
-		s := by[r.Paper]
+		s := by[r.Name()]
 		if s == nil {
 			s = &sum{}
-			by[r.Paper] = s
-			ks = append(ks, r.Paper)
+			by[r.Name()] = s
+			ks = append(ks, r.Name())
 		}
 		for _, s := range []*sum{s, &all} {
 			s.n++
@@ -532,7 +532,7 @@ func writeReferences(p func(string, ...any), recs []*Record, refs []Reference) {
 					continue
 				}
 				tf := gflops(r.FLOPs, r.BestMs()) / 1e3
-				p("| %s | %s | %s | %s | %s | %.3f |\n", r.Paper, classLabel(r), r.Strategy, fmtRate(tf), fmtRate(ref.TFLOPs), tf/ref.TFLOPs)
+				p("| %s | %s | %s | %s | %s | %.3f |\n", r.Name(), classLabel(r), r.Strategy, fmtRate(tf), fmtRate(ref.TFLOPs), tf/ref.TFLOPs)
 			}
 		}
 	}

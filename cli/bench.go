@@ -44,6 +44,7 @@ type benchConfig struct {
 	Cache      string
 	CacheMax   int64
 	Timeout    float64
+	SlowLimit  float64 // optimizer.Settings.SlowLimit
 	Out        string
 	Resume     bool
 	Report     []string
@@ -109,7 +110,7 @@ func parseBench(c *command, args []string) (*benchConfig, *flagSet, error) {
 func (cfg *benchConfig) check(c *command) error {
 	s := cfg.search
 	cfg.Evals, cfg.Stop, cfg.Seed, cfg.Runs, cfg.Builds, cfg.Timeout = s.Evals, s.Stop, s.Seed, s.Runs, s.Builds, s.Timeout.Seconds()
-	cfg.Builders, cfg.Order, cfg.Cache, cfg.CacheMax = s.Builders, s.Order, cacheDir(s.Cache), s.CacheMax
+	cfg.Builders, cfg.Order, cfg.Cache, cfg.CacheMax, cfg.SlowLimit = s.Builders, s.Order, cacheDir(s.Cache), s.CacheMax, s.SlowLimit
 	if (cfg.peak > 0) != (cfg.bw > 0) {
 		return fmt.Errorf("give both --peak-tflops and --bandwidth-tbs, or neither")
 	}
@@ -337,7 +338,7 @@ func benchOne(ctx context.Context, cfg *benchConfig, db *records.DB, b *kernels.
 	tc := &tuneConfig{Bench: b, Size: size, Device: cfg.Device, DataSeed: cfg.DataSeed, Quiet: true,
 		Settings: hpl.OptimizerSettings{Strategy: rec.Strategy, Seed: cfg.Seed, Time: time.Duration(rec.BudgetS * float64(time.Second)),
 			Evals: cfg.Evals, Stop: cfg.Stop, Runs: cfg.Runs, Builders: cfg.Builders, Builds: cfg.Builds, Order: cfg.Order, Cache: cfg.Cache, CacheMax: cfg.CacheMax,
-			Timeout: time.Duration(cfg.Timeout * float64(time.Second)),
+			Timeout: time.Duration(cfg.Timeout * float64(time.Second)), SlowLimit: cfg.SlowLimit,
 			Records: db, NoRecords: db == nil, Reuse: optimizer.ReuseIgnore,
 			Warn: func(msg string) { fmt.Fprintf(stderr, "hplopt bench: warning: %s\n", msg) }}}
 	if cfg.Resume {

@@ -53,7 +53,7 @@ func TestBenchVerb(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db := filepath.Join(t.TempDir(), "records.db")
-	st, out, errs := hplopt("bench", "--kernels", "matmul", "--sizes", "tiny", "-s", "random,genetic", "-t", "tiny=5", "--out", dir,
+	st, out, errs := hplopt("bench", "--kernels", "matmul", "--sizes", "tiny", "-s", "random,genetic", "-t", "tiny=60", "-e", "4", "--out", dir,
 		"--peak-tflops", "1", "--bandwidth-tbs", "0.1", "--db", db)
 	if st != 0 {
 		t.Fatalf("bench: status %d\n%s%s", st, out, errs)
@@ -80,7 +80,7 @@ func TestBenchVerb(t *testing.T) {
 		t.Errorf("%d evaluations recorded, the runs measured %d", n, evals)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
-	for _, want := range []string{"| MATMUL | tiny (n=32x32 k=16) | random | 5 |", "(memory)", "--peak-tflops and --bandwidth-tbs", "hplopt bench --kernels matmul"} {
+	for _, want := range []string{"| MATMUL | tiny (n=32x32 k=16) | random | 60 |", "(memory)", "--peak-tflops and --bandwidth-tbs", "hplopt bench --kernels matmul"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("results.md lacks %q:\n%s", want, md)
 		}

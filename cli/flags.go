@@ -361,6 +361,39 @@ func (f *floatFlag) Get() any            { return *f.p }
 func (f *floatFlag) placeholder() string { return "X" }
 func (f *floatFlag) allowed() string     { return fmt.Sprintf("from %g to %g", f.lo, f.hi) }
 
+// slowFlag is --slow-limit: optimizer.Settings.SlowLimit, a factor from 1
+// to 10^6, or 0 for no limit (a negative SlowLimit).
+type slowFlag struct{ p *float64 }
+
+func (f *slowFlag) String() string {
+	switch {
+	case f.p == nil:
+		return ""
+	case *f.p < 0:
+		return "0"
+	case *f.p == 0:
+		return strconv.Itoa(optimizer.DefaultSlowLimit)
+	}
+	return strconv.FormatFloat(*f.p, 'g', -1, 64)
+}
+
+func (f *slowFlag) Set(s string) error {
+	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	switch {
+	case err == nil && x == 0:
+		*f.p = -1
+	case err != nil || math.IsNaN(x) || x < 1 || x > 1e6:
+		return fmt.Errorf("want %s", f.allowed())
+	default:
+		*f.p = x
+	}
+	return nil
+}
+
+func (f *slowFlag) Get() any            { return *f.p }
+func (f *slowFlag) placeholder() string { return "K" }
+func (f *slowFlag) allowed() string     { return "0 (no limit) or a number from 1 to 1e+06" }
+
 // orderFlag is --order: an optimizer.Order by name.
 type orderFlag struct{ p *optimizer.Order }
 

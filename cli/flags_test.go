@@ -109,6 +109,7 @@ func TestFlagValidation(t *testing.T) {
 		budget  = "want a number of seconds from 0.001 to 1e+06"
 		timeout = "want 0 (10 s) or a number of seconds from 0.001 to 1e+06"
 		sizes   = "want integers from 1 to 2^31-1"
+		slow    = "want 0 (no limit) or a number from 1 to 1e+06"
 	)
 	for _, tc := range []struct {
 		args []string
@@ -129,6 +130,10 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"tune", "matmul", "--timeout", "NaN"}, "flag -timeout: " + timeout},
 		{[]string{"tune", "matmul", "--timeout", "1e-10"}, "flag -timeout: " + timeout},
 		{[]string{"bench", "--timeout", "Inf"}, "flag -timeout: " + timeout},
+		{[]string{"tune", "matmul", "--slow-limit", "0.5"}, "flag -slow-limit: " + slow},
+		{[]string{"tune", "matmul", "--slow-limit", "-1"}, "flag -slow-limit: " + slow},
+		{[]string{"tune", "matmul", "--slow-limit", "NaN"}, "flag -slow-limit: " + slow},
+		{[]string{"bench", "--slow-limit", "1e7"}, "flag -slow-limit: " + slow},
 		// Counts.
 		{[]string{"matmul", "--runs", "0"}, "flag -runs: want an integer from 1 to 1000"},
 		{[]string{"tune", "matmul", "--runs", "-3"}, "flag -runs: want an integer from 1 to 1000"},
@@ -204,6 +209,17 @@ func TestParseTune(t *testing.T) {
 		cfg, _, err := parseTune(builtins, append([]string{"conv1d"}, tc.args...))
 		if err != nil || cfg.Settings.Time != tc.time || cfg.Settings.Timeout != tc.timeout {
 			t.Errorf("%v: time %s, timeout %s, %v", tc.args, cfg.Settings.Time, cfg.Settings.Timeout, err)
+		}
+	}
+	// --slow-limit: 0 is no limit (a negative SlowLimit), no flag the
+	// default (0).
+	for arg, want := range map[string]float64{"": 0, "0": -1, "1": 1, "25.5": 25.5} {
+		args := []string{"conv1d"}
+		if arg != "" {
+			args = append(args, "--slow-limit", arg)
+		}
+		if cfg, _, err := parseTune(builtins, args); err != nil || cfg.Settings.SlowLimit != want {
+			t.Errorf("--slow-limit %q: SlowLimit %v (%v), want %v", arg, cfg.Settings.SlowLimit, err, want)
 		}
 	}
 	// Several sizes: each is tuned, with the default budget.

@@ -81,6 +81,7 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	fs.Var(&cacheFlag{&s.Cache}, "cache", "directory of built programs kept between runs: builders' binaries and PoCL's kernel cache (\"\": $HPLOPT_CACHE, else hplopt under the user's cache directory; off: none)")
 	sizeVar(fs, &s.CacheMax, "cache-max", runner.DefaultCacheMax, "the cache's bound: each run prunes it to this `SIZE` first, least recently used entries first")
 	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")
+	fs.Var(&slowFlag{&s.SlowLimit}, "slow-limit", fmt.Sprintf("stop a variant whose first launch runs K times longer than the single-point kernel (at least %g s, at most the --timeout limit): a timeout that says so, and the search goes on", optimizer.SlowFloor.Seconds()))
 }
 
 // parseTune reads tune's arguments: KERNEL and flags, in any order, and

@@ -3,6 +3,7 @@ package optimizer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -46,6 +47,8 @@ type evaluator struct {
 	last     [2]time.Time            // when the result Evaluate returned last was measured
 	keep     int                     // how many generated variants to remember at most
 	best     float64                 // fastest verified time so far (at first the single-point kernel's), ms
+	base     float64                 // the single-point kernel's time, ms; 0: unknown
+	slow     float64                 // Settings.SlowLimit with its default; 0: none
 	order    int                     // evaluations carried out so far
 }
 
@@ -55,9 +58,12 @@ type made struct {
 	err error
 }
 
-func newEvaluator(prob *transforms.Problem, toParams func(autotune.Point) transforms.Params, w measurer, ready bool, keep int, best float64) *evaluator {
+// newEvaluator makes the evaluator of prob's points on w; base is the
+// single-point kernel's time in ms (0: unknown), slow the limit
+// (Settings.slowLimit) on a variant's first launch relative to it.
+func newEvaluator(prob *transforms.Problem, toParams func(autotune.Point) transforms.Params, w measurer, ready bool, keep int, base, slow float64) *evaluator {
 	return &evaluator{prob: prob, toParams: toParams, w: w, ready: ready, made: map[string]made{}, done: map[string]autotune.Result{},
-		measured: map[string][2]time.Time{}, keep: keep, best: best}
+		measured: map[string][2]time.Time{}, keep: keep, best: base, base: base, slow: slow}
 }
 
 // generate returns pt's variant, made by Prepare or now; it forgets it.
@@ -194,11 +200,25 @@ func (e *evaluator) readyAhead() (made, bool) {
 }
 
 // measure measures v: it is timed once if it is four times slower than
-// the best so far, and with fewer timed launches when the search's end
-// (ctx's deadline) leaves no time for all. e.last says when.
+// the best so far, stopped if its first launch runs e.slow times longer
+// than the single-point kernel (SlowFloor at least), and timed with fewer
+// launches when the search's end (ctx's deadline) leaves no time for all.
+// e.last says when.
 func (e *evaluator) measure(ctx context.Context, v runner.Variant) autotune.Result {
 	if e.best > 0 {
 		v.CutoffMs = 4 * e.best
+	}
+	if ref := max(e.base, e.best); e.slow > 0 && ref > 0 {
+		v.SlowAfter = max(SlowFloor, time.Duration(e.slow*ref*float64(time.Millisecond)))
+		whose := "the single-point kernel's"
+		if ref > e.base {
+			whose = "the best variant's"
+		}
+		ms := fmt.Sprintf("%.3g", ref)
+		if ref >= 100 {
+			ms = fmt.Sprintf("%.0f", ref)
+		}
+		v.SlowWhy = fmt.Sprintf("slower than %g x %s %s ms", e.slow, whose, ms)
 	}
 	if d, ok := ctx.Deadline(); ok {
 		v.Deadline = d

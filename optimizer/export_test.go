@@ -22,14 +22,15 @@ func Search(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool,
 type Measurer = measurer
 
 // SearchOn runs the search Tune runs for ps with set, the seeds of a CPU
-// device if cpu, and Tune's evaluator measuring on m (a fake device).
-func SearchOn(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool, m Measurer) (*autotune.Report, error) {
+// device if cpu, and Tune's evaluator measuring on m (a fake device),
+// whose single-point kernel took base ms (0: unknown).
+func SearchOn(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool, m Measurer, base float64) (*autotune.Report, error) {
 	set = set.withDefaults()
 	s, err := newSearch(ps, set, cpu)
 	if err != nil {
 		return nil, err
 	}
-	ev := newEvaluator(ps, s.toParams, m, set.Order == OrderReady, 2*set.builds()+4, 0)
+	ev := newEvaluator(ps, s.toParams, m, set.Order == OrderReady, 2*set.builds()+4, base, set.slowLimit())
 	return s.run(ctx, set, ev, set.Time)
 }
 

@@ -181,10 +181,20 @@ func CodeInts(k *ast.Kernel, domain []int, ints map[string]int) []string {
 	return names
 }
 
+// version is the tool's version when the build sets it (the Makefile:
+// -ldflags "-X github.com/hplopt/hplopt/optimizer.version=$(git describe
+// --always --dirty)"), for builds that carry no VCS information
+// (-buildvcs=false).
+var version string
+
 // ToolVersion returns the version of the running program for the records
-// and reports: its module version, else the VCS revision it was built from
-// ("+dirty" when modified), else "devel".
+// and reports: the version the build set, else its module version, else
+// the VCS revision it was built from ("+dirty" when modified), else
+// "devel".
 func ToolVersion() string {
+	if version != "" {
+		return version
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"

@@ -156,3 +156,14 @@ func TestCarry(t *testing.T) {
 		t.Error("carry changed its argument")
 	}
 }
+
+// TestToolVersionStamped: a version set by the build (the Makefile's
+// -ldflags -X) is the tool's version.
+func TestToolVersionStamped(t *testing.T) {
+	old := version
+	defer func() { version = old }()
+	version = "v1.2.3-4-gabcdef"
+	if v := ToolVersion(); v != "v1.2.3-4-gabcdef" {
+		t.Errorf("ToolVersion with a stamped version: %q", v)
+	}
+}

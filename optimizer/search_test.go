@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/hpl"
@@ -194,7 +195,7 @@ func TestReadyOrder(t *testing.T) {
 	prob := matmulTiny(t)
 	run := func(o optimizer.Order) (*autotune.Report, *fakeDevice) {
 		dev := &fakeDevice{readyAt: map[string]int{}}
-		rep, err := optimizer.SearchOn(context.Background(), prob.Passes, optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o}, true, dev)
+		rep, err := optimizer.SearchOn(context.Background(), prob.Passes, optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o}, true, dev, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,5 +301,60 @@ func TestGroundTruthSpaces(t *testing.T) {
 		if got := s.Size().Int64(); got != c.points {
 			t.Errorf("%s %v --params %s on the H100: %d points, want %d", c.kernel, c.size, c.pins, got, c.points)
 		}
+	}
+}
+
+// slowDevice is fakeDevice that keeps the SlowAfter and SlowWhy of each
+// variant it measures.
+type slowDevice struct {
+	fakeDevice
+	after []time.Duration
+	why   []string
+}
+
+func (f *slowDevice) Measure(ctx context.Context, v runner.Variant) autotune.Result {
+	f.after, f.why = append(f.after, v.SlowAfter), append(f.why, v.SlowWhy)
+	return f.fakeDevice.Measure(ctx, v)
+}
+
+// TestSlowLimit: every variant the search measures has its first launch
+// limited to SlowLimit (default 10) times the single-point kernel's time,
+// at least SlowFloor, with the reason; a negative SlowLimit, or no
+// single-point time and no variant measured yet, leaves it unlimited.
+func TestSlowLimit(t *testing.T) {
+	prob := matmulTiny(t)
+	for _, c := range []struct {
+		limit, base float64
+		after       time.Duration
+		why         string
+	}{
+		{0, 71.23, time.Second, "slower than 10 x the single-point kernel's 71.2 ms"},
+		{0, 1234, 12340 * time.Millisecond, "slower than 10 x the single-point kernel's 1234 ms"},
+		{0, 250, 2500 * time.Millisecond, "slower than 10 x the single-point kernel's 250 ms"},
+		{3, 500, 1500 * time.Millisecond, "slower than 3 x the single-point kernel's 500 ms"},
+		{-1, 500, 0, ""},
+	} {
+		dev := &slowDevice{fakeDevice: fakeDevice{readyAt: map[string]int{}}}
+		if _, err := optimizer.SearchOn(context.Background(), prob.Passes, optimizer.Settings{Seed: 1, Evals: 10, Builders: 4, SlowLimit: c.limit}, true, dev, c.base); err != nil {
+			t.Fatal(err)
+		}
+		if len(dev.after) == 0 {
+			t.Fatal("nothing measured")
+		}
+		for i := range dev.after {
+			if dev.after[i] != c.after || dev.why[i] != c.why {
+				t.Fatalf("SlowLimit %g, single-point %g ms: variant %d limited to %v (%q), want %v (%q)", c.limit, c.base, i, dev.after[i], dev.why[i], c.after, c.why)
+			}
+		}
+	}
+	// Without a single-point time, the first variant is not limited and
+	// the next ones are by the best so far (fakeDevice's times are 1 to
+	// 11 ms: the floor).
+	dev := &slowDevice{fakeDevice: fakeDevice{readyAt: map[string]int{}}}
+	if _, err := optimizer.SearchOn(context.Background(), prob.Passes, optimizer.Settings{Seed: 1, Evals: 10, Builders: 4, Order: optimizer.OrderProposed}, true, dev, 0); err != nil {
+		t.Fatal(err)
+	}
+	if dev.after[0] != 0 || dev.after[1] != time.Second || !strings.HasPrefix(dev.why[1], "slower than 10 x the best variant's ") {
+		t.Errorf("without a single-point time: limits %v, %v (%q), want none, then 1 s by the best variant", dev.after[0], dev.after[1], dev.why[1])
 	}
 }

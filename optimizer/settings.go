@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -45,6 +46,18 @@ type Settings struct {
 	// Timeout is the fixed part of the limit on one variant's runs, on top
 	// of 20 times the single-point kernel's time. Default 0: 10 s.
 	Timeout time.Duration
+	// SlowLimit stops a variant whose first launch runs longer than
+	// SlowLimit times the single-point kernel's time (or the best
+	// variant's, when it is slower or there is none), but not before
+	// SlowFloor, so that a loaded host's noise does not stop a correct
+	// variant: it is a timeout whose message says so ("slower than 10 x
+	// the single-point kernel's 71 ms: stopped after 1 s"), and the search
+	// goes on at once instead of waiting out the run limit (Timeout). The
+	// limit never exceeds the run limit; the single-point kernel is not
+	// subject to it; on PoCL, a first launch that compiles (a grid of
+	// 65535 or more in a dimension) gets the build limit on top of it.
+	// Default 0: 10 (DefaultSlowLimit); negative: no limit.
+	SlowLimit float64
 	// Progress, if not nil, is called after each evaluation. Default nil.
 	Progress func(autotune.Progress)
 	// Genetic tunes the genetic algorithm. Default: genetic.Settings{}.
@@ -115,6 +128,25 @@ func (s Settings) withDefaults() Settings {
 		s.Time = 60 * time.Second
 	}
 	return s
+}
+
+// DefaultSlowLimit is Settings.SlowLimit's default: a variant whose first
+// launch runs ten times longer than the single-point kernel is stopped.
+const DefaultSlowLimit = 10
+
+// SlowFloor is the least time a variant's first launch is given before
+// Settings.SlowLimit stops it, whatever the single-point kernel's time.
+const SlowFloor = time.Second
+
+// slowLimit is SlowLimit with its default: 0 for no limit.
+func (s Settings) slowLimit() float64 {
+	switch {
+	case s.SlowLimit == 0:
+		return DefaultSlowLimit
+	case s.SlowLimit < 0 || math.IsNaN(s.SlowLimit):
+		return 0
+	}
+	return s.SlowLimit
 }
 
 // NoCache, as Settings.Cache, keeps no built programs.

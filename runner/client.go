@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,8 +45,8 @@ import (
 // the prepare and measure requests carry the binaries.
 //
 // The parent limits the build and the runs separately (CompileTimeout,
-// then Timeout plus TimeoutFactor times the baseline per launch). When a
-// limit passes, or the caller's context is done, it kills the child and
+// then Timeout plus TimeoutFactor times the baseline per launch), and a
+// variant's first launch by its Variant.SlowAfter. When a limit passes, or the caller's context is done, it kills the child and
 // reports Timeout; when the child dies on its own, it reports Launch
 // ("worker crashed: ..."). Either way the next Measure starts a new child
 // and sends it the problem and the reference outputs again (the reference
@@ -521,15 +523,31 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 	c.send(wireRequest{Op: opMeasure, Variant: v, Binary: bin})
 	limit := w.set.compileTimeout()
 	r, st := c.await(ctx, limit)
+	var ran time.Time // when the runs started
 	if st == gotAnswer && r.Op == opCompiled {
 		limit = w.runTimeout()
+		slow := v.SlowAfter
 		if w.lazy && !warm {
 			// The first launch compiles (PoCL): the build's limit is added
 			// for it, so that a slow compiler does not make a correct
 			// variant a Timeout.
 			limit += w.set.compileTimeout()
+			if slow > 0 {
+				slow += w.set.compileTimeout()
+			}
 		}
-		r, st = c.await(ctx, limit)
+		var stopped bool
+		ran = time.Now()
+		if r, st, stopped = c.awaitRuns(ctx, limit, slow); stopped {
+			w.lose(c, true)
+			why := v.SlowWhy
+			if why == "" {
+				why = fmt.Sprintf("slower than %v", slow)
+			}
+			secs := strconv.FormatFloat(math.Round(slow.Seconds()*100)/100, 'f', -1, 64)
+			return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s: %s: stopped after %s s; worker killed", v.KernelName, why, secs),
+				Cost: autotune.Cost{Run: time.Since(ran)}}, ""
+		}
 	} else if st == timedOut {
 		w.lose(c, true)
 		return autotune.Result{Outcome: autotune.Compile, Err: fmt.Errorf("runner: build of %s did not finish within %v; worker killed", v.KernelName, limit)}, ""
@@ -537,7 +555,8 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 	switch st {
 	case timedOut:
 		w.lose(c, true)
-		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s ran past its limit of %v; worker killed", v.KernelName, limit)}, ""
+		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s ran past its limit of %v; worker killed", v.KernelName, limit),
+			Cost: autotune.Cost{Run: time.Since(ran)}}, ""
 	case cancelled:
 		w.lose(c, true)
 		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s stopped: %v; worker killed", v.KernelName, ctx.Err())}, ""
@@ -825,6 +844,30 @@ func (c *child) await(ctx context.Context, limit time.Duration) (wireResponse, a
 		return wireResponse{}, timedOut
 	case <-ctx.Done():
 		return wireResponse{}, cancelled
+	}
+}
+
+// awaitRuns waits for the result of a variant's runs, at most limit, and
+// no longer than ctx allows; with slow positive and less than limit, the
+// first launch must end within slow, or awaitRuns returns stopped (then
+// st is timedOut). The child says when the first launch has ended
+// (opLaunched, which awaitRuns does not return).
+func (c *child) awaitRuns(ctx context.Context, limit, slow time.Duration) (r wireResponse, st awaitStatus, stopped bool) {
+	start := time.Now()
+	first := slow > 0 && slow < limit
+	wait := limit
+	if first {
+		wait = slow
+	}
+	for {
+		r, st = c.await(ctx, wait-time.Since(start))
+		if st == timedOut && first {
+			return r, st, true
+		}
+		if st != gotAnswer || r.Op != opLaunched {
+			return r, st, false
+		}
+		first, wait = false, limit
 	}
 }
 

@@ -11,6 +11,7 @@ const (
 	AtRun       = atRun
 	ExitProcess = exitProcess
 	Hang        = hang
+	Pause       = pause
 )
 
 // InjectFaults adds faults to the worker set starts.

@@ -33,6 +33,19 @@ type Variant struct {
 	// many timed launches are made as are expected to end before it, and
 	// without time for one the first launch's time is the variant's.
 	Deadline time.Time
+	// SlowAfter, if positive, bounds the variant's first launch in a
+	// Worker, counted from the end of its build: a variant whose first
+	// launch runs longer is stopped (its worker process killed, as for the
+	// run limit, which SlowAfter cannot extend) and is a Timeout whose
+	// message is SlowWhy and the time it ran ("slower than 10 x the
+	// single-point kernel's 71 ms: stopped after 1 s"), as ATF and KTT
+	// abort configurations far slower than the best. On a device that
+	// compiles at launch, a first launch whose code no builder made gets
+	// the build limit on top of it. A Measurer ignores it.
+	SlowAfter time.Duration
+	// SlowWhy says why SlowAfter is what it is; "" reads as "slower than
+	// SlowAfter".
+	SlowWhy string
 }
 
 // MeasureSettings says how a variant is timed. The zero value makes one
@@ -385,12 +398,13 @@ func (m *Measurer) Measure(ctx context.Context, v Variant) autotune.Result {
 
 // runOptions are what a worker adds to a measurement: the variant's binary
 // from a builder (nil: build the source), a bound on the timed launches
-// (setReference), a function called once the variant is built, and
-// whether to read the outputs back.
+// (setReference), functions called once the variant is built and once
+// its first launch has ended, and whether to read the outputs back.
 type runOptions struct {
 	bin      []byte
 	within   time.Duration
 	compiled func()
+	launched func()
 	readBack bool
 }
 
@@ -516,6 +530,9 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran)
 		return launchErr(err)
 	}
 	d, err := k.Run(v.Global, v.Local)
+	if opt.launched != nil {
+		opt.launched()
+	}
 	if err != nil {
 		return launchErr(err)
 	}

@@ -119,7 +119,7 @@ func serve(in io.Reader, out io.Writer) int {
 		out := m.measure(context.Background(), v, runOptions{bin: r.Binary, compiled: func() {
 			send(wireResponse{Op: opCompiled})
 			inject(req.Setup.Faults, atRun, v.Source)
-		}})
+		}, launched: func() { send(wireResponse{Op: opLaunched}) }})
 		res := out.res
 		a := wireResponse{Op: opResult, Outcome: res.Outcome, Ms: res.Ms, Times: res.Times, Cost: res.Cost, Restart: out.restart, Stale: m.inputsStale}
 		if res.Err != nil {
@@ -358,6 +358,8 @@ func inject(faults []fault, at faultPoint, src string) {
 		case hang:
 			fmt.Fprintf(os.Stderr, "hplopt worker: injected fault at %v (%q): hanging\n", at, f.Match)
 			select {}
+		case pause:
+			time.Sleep(f.Sleep)
 		}
 	}
 }

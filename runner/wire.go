@@ -28,10 +28,11 @@ const (
 	opData                       // parent → child: Data announces an array's contents, which follow
 	opBuild                      // parent → builder: build a variant; answers opCompiled, then opResult with the binary
 	opStarted                    // builder → parent: the first launch's code is made, the kernel runs
+	opLaunched                   // child → parent: the variant's first launch has ended, the others follow
 )
 
 func (o wireOp) String() string {
-	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "data", "build", "started"}
+	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "data", "build", "started", "launched"}
 	if o > 0 && int(o) < len(names) {
 		return names[o]
 	}
@@ -94,6 +95,8 @@ type fault struct {
 	// First: only the first process of its kind has the fault, not those
 	// started after it died or was killed.
 	First bool
+	// Sleep is how long the action pause blocks the worker.
+	Sleep time.Duration
 }
 
 // faultPoint is where in the conversation a fault happens.
@@ -122,6 +125,9 @@ const (
 	exitProcess faultAction = iota + 1
 	// hang blocks the worker for good.
 	hang
+	// pause blocks the worker for the fault's Sleep; at atRun, it makes
+	// the first launch that long slower.
+	pause
 )
 
 type wireResponse struct {
