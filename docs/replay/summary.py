@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Tables of docs/replay.md from the outputs of `hplopt replay` in docs/replay/.
+
+    python3 docs/replay/summary.py > docs/replay/summary.md
+
+Reads docs/replay/TABLE.txt (the output of the command on its first line,
+--at 20,2.5%,5%) for the five tables and prints, in Markdown: one results
+table per table (median fraction of the optimum [quartiles] and score at 20
+evaluations, 2.5%, 5% and the full budget, and beats-random-from-20), the
+issue's target per strategy and table (0.95 of the optimum at 2.5% of the
+space, median of 20 seeds; beats random at every budget from 20), and the
+mean scores over the tables at each budget.
+"""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TABLES = [
+    ("matmul128-pocl", "MATMUL 128 PoCL", "pocl"),
+    ("conv2d256-pocl", "2DCONV 256 PoCL", "pocl"),
+    ("mv1024-pocl", "MV 1024 PoCL", "pocl"),
+    ("matmul1024-h100", "MATMUL 1024 H100", "h100"),
+    ("conv2d1024-h100", "2DCONV 1024 H100", "h100"),
+]
+import json
+
+ROW = re.compile(r"^(\w+)(?:@(\d+))? fraction=([\d.]+) q1=([\d.]+) q3=([\d.]+) score=(-?[\d.]+)(?: beats-random-from-20=(\w+))?")
+HEAD = re.compile(r"^# .*: (\d+) points .* (\d+) evaluations \(([\d.]+)%\)")
+AFTER = re.compile(r"^# after (\d+) evaluations \(([\d.]+)%\)")
+
+
+def load(name):
+    """Returns (points, {evals: pct}, {strategy: {evals: (frac, q1, q3, score)}}, {strategy: beats}, order)."""
+    budgets, res, beats, order = {}, {}, {}, []
+    points = full = None
+    with open(os.path.join(HERE, name + ".txt")) as f:
+        for line in f:
+            m = HEAD.match(line)
+            if m and points is None:
+                points, full = int(m.group(1)), int(m.group(2))
+                budgets[full] = float(m.group(3))
+                continue
+            m = AFTER.match(line)
+            if m:
+                budgets[int(m.group(1))] = float(m.group(2))
+                continue
+            m = ROW.match(line)
+            if m:
+                s = m.group(1)
+                n = int(m.group(2)) if m.group(2) else full
+                if s not in res:
+                    res[s] = {}
+                    order.append(s)
+                res[s][n] = tuple(float(m.group(i)) for i in (3, 4, 5, 6))
+                if m.group(7):
+                    beats[s] = m.group(7)
+    return points, full, budgets, res, beats, order
+
+
+def at25(points, budgets):
+    """The --at 2.5% budget: the smallest count at or above 2.5% of the points."""
+    return min(n for n in budgets if n * 1000 >= 25 * points)
+
+
+def named(points, full, budgets):
+    """Budgets by name: 20, 2.5%, 5%, 10% (the full -e)."""
+    b25 = at25(points, budgets)
+    b5 = min(n for n in budgets if n * 100 >= 5 * points)
+    return {"20": 20, "2.5%": b25, "5%": b5, "10%": full}
+
+
+def best_start(name):
+    """The best start point's fraction of the optimum: genetic's curve after
+    the start points (the header's count), the same in every seed."""
+    with open(os.path.join(HERE, name + ".txt")) as f:
+        m = re.search(r"(\d+) start points", f.read())
+    n = int(m.group(1))
+    with open(os.path.join(HERE, name + ".json")) as f:
+        res = json.load(f)
+    c = [r for r in res if r["strategy"] == "genetic"][0]["curve"][n - 1]
+    assert c["q1_fraction"] == c["q3_fraction"], name
+    return "%.3f of the optimum (genetic after its %d start points, every seed)" % (c["median_fraction"], n)
+
+
+def main():
+    data = {t: load(t) for t, _, _ in TABLES}
+    out = sys.stdout
+    out.write("<!-- made by python3 docs/replay/summary.py from docs/replay/*.txt -->\n")
+    for t, title, _ in TABLES:
+        points, full, budgets, res, beats, order = data[t]
+        nb = named(points, full, budgets)
+        cols = sorted(set(nb.values()))
+        out.write("\n### %s (%d points)\n\n" % (title, points))
+        out.write("Best start point: %s\n\n" % best_start(t))
+        out.write("| strategy | " + " | ".join("%d (%.1f%%)" % (n, budgets[n]) for n in cols) + " | beats random 20..%d |\n" % full)
+        out.write("|---" * (len(cols) + 2) + "|\n")
+        for s in order:
+            cells = []
+            for n in cols:
+                fr, q1, q3, sc = res[s][n]
+                cells.append("%.3f [%.2f, %.2f] %+.2f" % (fr, q1, q3, sc))
+            out.write("| %s | %s | %s |\n" % (s, " | ".join(cells), beats[s]))
+    order = data[TABLES[0][0]][5]
+    out.write("\n### The issue's target\n\n")
+    out.write("| strategy | " + " | ".join(title for _, title, _ in TABLES) + " | tables at 0.95 | tables beating random |\n")
+    out.write("|---" * (len(TABLES) + 3) + "|\n")
+    for s in order:
+        cells, hit, beat = [], 0, 0
+        for t, _, _ in TABLES:
+            points, full, budgets, res, beats, _ = data[t]
+            fr = res[s][at25(points, budgets)][0]
+            ok = fr >= 0.95
+            hit += ok
+            beat += beats[s] == "yes"
+            cells.append("%s%.3f%s, %s" % ("**" if ok else "", fr, "**" if ok else "", beats[s]))
+        out.write("| %s | %s | %d | %d |\n" % (s, " | ".join(cells), hit, beat))
+    out.write("\n### Mean scores\n\n")
+    groups = [("all", None), ("PoCL", "pocl"), ("H100", "h100")]
+    hdr = []
+    for g, _ in groups:
+        for b in ("20", "2.5%", "5%", "10%"):
+            hdr.append("%s %s" % (g, b))
+    out.write("| strategy | " + " | ".join(hdr) + " |\n")
+    out.write("|---" * (len(hdr) + 1) + "|\n")
+    for s in order:
+        cells = []
+        for _, kind in groups:
+            for b in ("20", "2.5%", "5%", "10%"):
+                v = []
+                for t, _, k in TABLES:
+                    if kind and k != kind:
+                        continue
+                    points, full, budgets, res, _, _ = data[t]
+                    v.append(res[s][named(points, full, budgets)[b]][3])
+                cells.append("%+.3f" % (sum(v) / len(v)))
+        out.write("| %s | %s |\n" % (s, " | ".join(cells)))
+
+
+if __name__ == "__main__":
+    main()
