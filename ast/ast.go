@@ -78,6 +78,19 @@ func (t Type) Size() int {
 // IsFloat reports whether t is a floating-point type.
 func (t Type) IsFloat() bool { return t == Float || t == Double }
 
+// Arith is the type of an arithmetic operation on values of types a and b,
+// C's usual arithmetic conversion: Double if either is, else Float if
+// either is, else Int.
+func Arith(a, b Type) Type {
+	switch {
+	case a == Double || b == Double:
+		return Double
+	case a == Float || b == Float:
+		return Float
+	}
+	return Int
+}
+
 func (t Type) String() string {
 	switch t {
 	case Int:

@@ -1485,17 +1485,13 @@ func (c *converter) value(n cc.ExpressionNode) ast.Expr {
 
 // ---- types ----
 
-// arith is C's usual arithmetic conversion of two operand types.
+// arith is C's usual arithmetic conversion of two operand types, Invalid
+// if either is.
 func arith(a, b ast.Type) ast.Type {
-	switch {
-	case a == ast.Invalid || b == ast.Invalid:
+	if a == ast.Invalid || b == ast.Invalid {
 		return ast.Invalid
-	case a == ast.Double || b == ast.Double:
-		return ast.Double
-	case a == ast.Float || b == ast.Float:
-		return ast.Float
 	}
-	return ast.Int
+	return ast.Arith(a, b)
 }
 
 // typeOf is the type of a converted expression.

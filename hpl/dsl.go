@@ -488,21 +488,10 @@ func operand(k *K, x any) Expr {
 	return k.expr(x)
 }
 
-// arith is the usual arithmetic conversion of two operand types.
-func arith(a, b ast.Type) ast.Type {
-	switch {
-	case a == ast.Double || b == ast.Double:
-		return ast.Double
-	case a == ast.Float || b == ast.Float:
-		return ast.Float
-	}
-	return ast.Int
-}
-
 func binary(op ast.Op, x, y any) Expr {
 	k := pick(x, y)
 	a, b := operand(k, x), operand(k, y)
-	t := arith(a.t, b.t)
+	t := ast.Arith(a.t, b.t)
 	// A float constant takes the type of the other operand.
 	if _, ok := a.n.(*ast.FloatLit); ok && b.t.IsFloat() {
 		a = k.convert(a, b.t)
@@ -591,7 +580,7 @@ func call(name string, floatOnly bool, xs ...any) Expr {
 		if i == 0 {
 			t = args[i].t
 		} else {
-			t = arith(t, args[i].t)
+			t = ast.Arith(t, args[i].t)
 		}
 	}
 	if floatOnly && !t.IsFloat() {

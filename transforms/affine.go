@@ -136,27 +136,15 @@ func typeOf(e ast.Expr, types map[string]ast.Type) ast.Type {
 		if e.Op.IsComparison() || e.Op == ast.And || e.Op == ast.Or {
 			return ast.Bool
 		}
-		return promote(typeOf(e.X, types), typeOf(e.Y, types))
+		return ast.Arith(typeOf(e.X, types), typeOf(e.Y, types))
 	case *ast.Call:
 		t := ast.Int
 		for _, a := range e.Args {
-			t = promote(t, typeOf(a, types))
+			t = ast.Arith(t, typeOf(a, types))
 		}
 		return t
 	}
 	return ast.Invalid
-}
-
-// promote is the type of an arithmetic operation on values of types a and
-// b.
-func promote(a, b ast.Type) ast.Type {
-	switch {
-	case a == ast.Double || b == ast.Double:
-		return ast.Double
-	case a == ast.Float || b == ast.Float:
-		return ast.Float
-	}
-	return ast.Int
 }
 
 // kernelTypes returns the type of every array and variable of k.
