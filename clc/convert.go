@@ -1522,11 +1522,7 @@ func (c *converter) typeOf(x ast.Expr) ast.Type {
 		if x.Op.IsComparison() || x.Op == ast.And || x.Op == ast.Or {
 			return ast.Bool
 		}
-		t := arith(c.typeOf(x.X), c.typeOf(x.Y))
-		if t == ast.Bool {
-			return ast.Int
-		}
-		return t
+		return arith(c.typeOf(x.X), c.typeOf(x.Y))
 	case *ast.Call:
 		t := ast.Invalid
 		for i, a := range x.Args {
