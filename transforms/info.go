@@ -25,6 +25,15 @@ func (p *Problem) Analyze() error {
 	return nil
 }
 
+// info returns p.Info, or the pattern table computed now when Analyze has
+// not set it.
+func (p *Problem) info() (*patterns.Info, error) {
+	if p.Info != nil {
+		return p.Info, nil
+	}
+	return p.settings().Analyze(p.Kernel)
+}
+
 // settings is what the passes let the analysis take as known: the int
 // arguments' values (a subscript a[i][k] with k an argument is the
 // constant it has in this problem) and loops bounded by a global id or an
@@ -47,12 +56,9 @@ type clones struct {
 // same order in a traversal.
 func (s *state) analyse() error {
 	orig := s.prob.Kernel.Compute()
-	info := s.prob.Info
-	if info == nil {
-		var err error
-		if info, err = s.prob.settings().Analyze(s.prob.Kernel); err != nil {
-			return err
-		}
+	info, err := s.prob.info()
+	if err != nil {
+		return err
 	}
 	var a, b []ast.Node
 	ast.Inspect(orig, func(n ast.Node) bool {

@@ -372,12 +372,9 @@ func transposition(subs []patterns.Subscript) []int {
 // it only reads has a reference whose last subscript is a loop counter
 // after a global id (a[idy][k]), the tile that ltrans stores transposed.
 func Transposable(prob *Problem) bool {
-	info := prob.Info
-	if info == nil {
-		var err error
-		if info, err = patterns.Analyze(prob.Kernel); err != nil {
-			return false
-		}
+	info, err := prob.info()
+	if err != nil {
+		return false
 	}
 	for _, arr := range info.Arrays {
 		if arr.Written || arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported {
