@@ -225,13 +225,7 @@ func (e *Evaluation) runOptimized(args []any) error {
 // the variants' code depends on (optimizer.CodeInts), as in the records'
 // key: other scalars do not make a new search.
 func tuningKey(k *ast.Kernel, global []int, args []any) [32]byte {
-	ints := map[string]int{}
-	for i, p := range k.Params {
-		if p.Rank == 0 && p.Type == ast.Int {
-			v, _ := scalarArg(p, args[i])
-			ints[p.Name] = int(v.(int32))
-		}
-	}
+	ints := intArgs(k, args)
 	h := sha256.New()
 	kh := ast.Hash(k)
 	h.Write(kh[:])
