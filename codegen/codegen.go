@@ -121,23 +121,14 @@ func (p *printer) kernelDecl() {
 	if usesDouble {
 		p.line("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
 	}
-	w := written(k)
-	p.written = w
+	p.written = written(k)
 	var params []string
 	for _, q := range k.Params {
 		if q.Rank == 0 {
 			params = append(params, q.Type.CName()+" "+q.Name)
 			continue
 		}
-		space := "__global "
-		if q.Mem == ast.Constant {
-			space = "__constant "
-		}
-		cst := ""
-		if !w[q.Name] && q.Mem != ast.Constant {
-			cst = "const "
-		}
-		params = append(params, fmt.Sprintf("%s%s%s *%s", space, cst, q.Type.CName(), q.Name))
+		params = append(params, fmt.Sprintf("%s%s *%s", p.paramSpace(q), q.Type.CName(), q.Name))
 	}
 	attr := ""
 	if len(k.WorkGroup) > 0 {
@@ -359,17 +350,24 @@ func (p *printer) address(x *ast.Index) string {
 	return "&" + p.index(x)
 }
 
+// paramSpace is the address space of an array argument q, const when the
+// kernel only reads it: "__global ", "__global const " or "__constant ".
+func (p *printer) paramSpace(q *ast.Param) string {
+	switch {
+	case q.Mem == ast.Constant:
+		return "__constant "
+	case !p.written[q.Name]:
+		return "__global const "
+	}
+	return "__global "
+}
+
 // pointee is the pointer type of an aligned vector load or store: the
 // memory space and the vector type of the array's elements.
 func (p *printer) pointee(x *ast.Load) string {
 	space, t := "", ast.Invalid
 	if q := p.params[x.Ref.Array]; q != nil {
-		space, t = "__global ", q.Type
-		if q.Mem == ast.Constant {
-			space = "__constant "
-		} else if !p.written[q.Name] {
-			space = "__global const "
-		}
+		space, t = p.paramSpace(q), q.Type
 	} else if d := p.decls[x.Ref.Array]; d != nil {
 		t = d.Type
 		if d.Mem == ast.Local {
