@@ -471,7 +471,9 @@ func (a *analyzer) neighbourhood(arr *Array) {
 		var key strings.Builder
 		ids, counters := 0, false
 		for _, s := range r.Subs {
-			ids += boolInt(s.Kind == ID)
+			if s.Kind == ID {
+				ids++
+			}
 			counters = counters || s.Kind != ID && s.Kind != Const
 			fmt.Fprintf(&key, "%d.%d|", s.Kind, s.Dim)
 		}
@@ -515,13 +517,6 @@ func (a *analyzer) neighbourhood(arr *Array) {
 			arr.Halo[d].Min, arr.Halo[d].Max = min(arr.Halo[d].Min, halo[d].Min), max(arr.Halo[d].Max, halo[d].Max)
 		}
 	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // affine is sum(coef*term) + c over terms named "id0".."id2" (global ids),
