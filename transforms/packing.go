@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/codegen"
 )
 
 var packing = &Pass{
@@ -250,7 +251,7 @@ func (s *state) runAt(have map[int64]*ast.Index, c int64, w int, d *ast.Decl) bo
 	if d.Type.Size()*w > 16 {
 		return false
 	}
-	flat := affineOf(linear(have[c].Indices, d.Extents))
+	flat := affineOf(codegen.Linear(have[c].Indices, d.Extents))
 	return flat.alignment(nil)%int64(w) == 0
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/codegen"
 )
 
 var vectorization = &Pass{
@@ -475,7 +476,7 @@ func alignedRun(s *state, ix *ast.Index, w int, known map[string]int64) bool {
 	if ext == nil || size*w > 16 || len(ext) != len(ix.Indices) {
 		return false
 	}
-	flat := affineOf(linear(ix.Indices, ext))
+	flat := affineOf(codegen.Linear(ix.Indices, ext))
 	if flat.alignment(known)%int64(w) != 0 {
 		return false
 	}
@@ -483,20 +484,6 @@ func alignedRun(s *state, ix *ast.Index, w int, known map[string]int64) bool {
 		local.Align = 16
 	}
 	return true
-}
-
-// linear is the row-major offset of subscripts idx in an array of the
-// given extents.
-func linear(idx []ast.Expr, ext []int) ast.Expr {
-	var off ast.Expr = ast.IntConst(0)
-	for d, i := range idx {
-		stride := 1
-		for _, e := range ext[d+1:] {
-			stride *= e
-		}
-		off = ast.Sum(off, ast.Product(ast.CloneExpr(i), ast.IntConst(int64(stride))))
-	}
-	return off
 }
 
 // temp declares a new vector temporary of type t.
