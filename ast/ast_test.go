@@ -1,6 +1,7 @@
 package ast
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -255,5 +256,24 @@ func TestHash(t *testing.T) {
 		if Hash(k) == base {
 			t.Errorf("changing %s does not change the hash", c.what)
 		}
+	}
+}
+
+// TestAccesses checks which arrays a kernel reads and writes: a plain
+// store writes, a compound one also reads, a subscript reads, and a vector
+// store (a Load on the left) writes the array of its first element.
+func TestAccesses(t *testing.T) {
+	k := sample()
+	gid := &Special{Kind: GlobalID, Dim: 0}
+	comp := k.Compute().Body
+	comp.List = append(comp.List,
+		&Assign{LHS: &Index{Array: "c", Indices: []Expr{&Index{Array: "idx", Indices: []Expr{gid}}}}, Op: AddSet, RHS: IntConst(1)},
+		&Assign{LHS: &Load{Width: 4, Ref: &Index{Array: "v", Indices: []Expr{gid}}}, Op: Set, RHS: &Load{Width: 4, Ref: &Index{Array: "in", Indices: []Expr{gid, IntConst(0)}}}},
+	)
+	read, written := Accesses(k)
+	wantRead := map[string]bool{"in": true, "c": true, "idx": true}
+	wantWritten := map[string]bool{"out": true, "c": true, "v": true}
+	if fmt.Sprint(read) != fmt.Sprint(wantRead) || fmt.Sprint(written) != fmt.Sprint(wantWritten) {
+		t.Errorf("Accesses = read %v, written %v; want read %v, written %v", read, written, wantRead, wantWritten)
 	}
 }

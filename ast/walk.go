@@ -458,9 +458,10 @@ func declares(b *Block) bool {
 	return false
 }
 
-// Accesses returns the arrays k reads and those it assigns, by name: an
-// array is read where an element of it is an operand, the left side of a
-// compound assignment (a[i] += x), or in a subscript.
+// Accesses returns the arrays k reads and those it assigns (an element, or
+// a vector of elements through a Load), by name: an array is read where an
+// element of it is an operand, the left side of a compound assignment
+// (a[i] += x), or in a subscript.
 func Accesses(k *Kernel) (read, written map[string]bool) {
 	read, written = map[string]bool{}, map[string]bool{}
 	reads := func(e Node) {
@@ -474,7 +475,11 @@ func Accesses(k *Kernel) (read, written map[string]bool) {
 	Inspect(k.Body, func(n Node) bool {
 		switch n := n.(type) {
 		case *Assign:
-			if ix, ok := n.LHS.(*Index); ok {
+			ix, ok := n.LHS.(*Index)
+			if l, isLoad := n.LHS.(*Load); isLoad {
+				ix, ok = l.Ref, true
+			}
+			if ok {
 				written[ix.Array] = true
 				if n.Op != Set {
 					read[ix.Array] = true

@@ -78,18 +78,6 @@ func (p *printer) line(format string, args ...any) {
 	p.buf.WriteByte('\n')
 }
 
-// written reports the arrays assigned anywhere in the kernel.
-func written(k *ast.Kernel) map[string]bool {
-	w := map[string]bool{}
-	ast.Inspect(k.Body, func(n ast.Node) bool {
-		if a, ok := n.(*ast.Assign); ok && a.Array() != "" {
-			w[a.Array()] = true
-		}
-		return true
-	})
-	return w
-}
-
 func (p *printer) kernelDecl() {
 	k := p.kernel
 	usesDouble := false
@@ -121,7 +109,7 @@ func (p *printer) kernelDecl() {
 	if usesDouble {
 		p.line("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
 	}
-	p.written = written(k)
+	_, p.written = ast.Accesses(k)
 	var params []string
 	for _, q := range k.Params {
 		if q.Rank == 0 {

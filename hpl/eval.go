@@ -352,7 +352,7 @@ func intArgs(k *ast.Kernel, args []any) map[string]int {
 // arraySizes lists the array arguments of k (specialized for args) with
 // their sizes, for the memory check.
 func arraySizes(k *ast.Kernel, args []any) []runner.ArraySize {
-	w := writtenArrays(k)
+	_, w := ast.Accesses(k)
 	var out []runner.ArraySize
 	for i, p := range k.Params {
 		if a, ok := args[i].(*Array); ok && p.Rank > 0 {
@@ -376,20 +376,6 @@ func localBytes(k *ast.Kernel) int64 {
 		return true
 	})
 	return n
-}
-
-// writtenArrays lists the array parameters k assigns to.
-func writtenArrays(k *ast.Kernel) map[string]bool {
-	w := map[string]bool{}
-	ast.Inspect(k.Body, func(n ast.Node) bool {
-		if a, ok := n.(*ast.Assign); ok {
-			if arr := a.Array(); arr != "" && k.Param(arr) != nil {
-				w[arr] = true // an element, or a vector of elements
-			}
-		}
-		return true
-	})
-	return w
 }
 
 // Source returns the OpenCL C that Run would build for args.
@@ -456,7 +442,7 @@ func (e *Evaluation) Run(args ...any) (err error) {
 	if err != nil {
 		return e.fail("%v", err)
 	}
-	w := writtenArrays(k)
+	_, w := ast.Accesses(k)
 	for i, p := range k.Params {
 		if w[p.Name] {
 			args[i].(*Array).wroteOn(t)

@@ -112,7 +112,7 @@ func (e *Evaluation) problem(args []any) (*optimizer.Problem, error) {
 	}
 	dev := t.s.Device()
 	data := &runner.Problem{}
-	written := writtenArrays(k)
+	_, written := ast.Accesses(k)
 	for i, p := range k.Params {
 		arg := runner.Arg{Name: p.Name, Type: p.Type}
 		if p.Rank == 0 {
