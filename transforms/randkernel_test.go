@@ -236,9 +236,9 @@ func (g *kgen) read() hpl.Expr {
 	name := fmt.Sprintf("a%d", i)
 	subs := make([]any, g.inRank[i])
 	for d := range subs {
-		e, max := g.subscript()
+		e, most := g.subscript()
 		subs[d] = e
-		g.maxSub[name][d] = maxInt(g.maxSub[name][d], max)
+		g.maxSub[name][d] = max(g.maxSub[name][d], most)
 	}
 	return g.ins[i].At(subs...)
 }
@@ -287,11 +287,4 @@ func (g *kgen) subscript() (any, int) {
 			}
 		}
 	}
-}
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
