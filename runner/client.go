@@ -216,7 +216,7 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	}
 	w.setup = wireSetup{
 		Device:        set.Device,
-		Args:          wireArgs(p.Args),
+		Args:          shapes(p.Args),
 		Tolerance:     p.Tolerance,
 		Reference:     ref,
 		WantSent:      set.Want != nil,
