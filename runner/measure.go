@@ -707,12 +707,15 @@ func (m *Measurer) Close() error {
 	if m.dc != nil {
 		m.dc.free()
 	}
-	for i, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
+	for i := range m.bufs {
 		switch {
-		case i < len(m.guards) && m.guards[i] != nil:
+		case m.guards[i] != nil: // holds bufs[i]
 			m.guards[i].Close()
-		case b != nil:
-			b.Close()
+		case m.bufs[i] != nil:
+			m.bufs[i].Close()
+		}
+		if m.init[i] != nil {
+			m.init[i].Close()
 		}
 	}
 	return nil
