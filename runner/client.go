@@ -720,17 +720,7 @@ func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWrite
 
 // sameVariant reports whether a and b are the same request.
 func sameVariant(a, b Variant) bool {
-	eq := func(x, y []int) bool {
-		if len(x) != len(y) || (x == nil) != (y == nil) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
-	}
+	eq := func(x, y []int) bool { return slices.Equal(x, y) && (x == nil) == (y == nil) } // nil Local: the driver chooses
 	return a.Source == b.Source && a.KernelName == b.KernelName && eq(a.Global, b.Global) && eq(a.Local, b.Local)
 }
 
