@@ -624,6 +624,6 @@ func (r *replayer) Evaluate(ctx context.Context, pt autotune.Point) autotune.Res
 		return res
 	}
 	res := r.evaluator.Evaluate(ctx, pt)
-	r.started, r.ended = r.evaluator.when(pt, r.started)
+	r.started, r.ended = r.evaluator.when(r.started)
 	return res
 }
