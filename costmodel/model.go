@@ -228,15 +228,7 @@ func (m *Model) predictBest(n int) []autotune.Point {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case pred[a] < pred[b]:
-			return -1
-		case pred[a] > pred[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(pred[a], pred[b]) })
 	out := make([]autotune.Point, 0, min(n, len(order)))
 	for _, i := range order[:min(n, len(order))] {
 		out = append(out, pool[i])
