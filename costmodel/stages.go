@@ -88,15 +88,13 @@ func (s *stages) Tell(p autotune.Point, r autotune.Result) {
 // space, those never proposed), then random points.
 func (s *stages) start(seeds []autotune.Point, n int) {
 	s.started = true
-	for _, sd := range seeds {
-		if len(s.queue) == n {
+	for len(s.queue) < n {
+		p, rest, ok := s.seen.Seed(seeds)
+		if !ok {
 			break
 		}
-		p := s.space.Repair(sd)
-		if s.space.Contains(p) && !s.seen.Seen(p) {
-			s.seen.Propose(p)
-			s.queue = append(s.queue, p)
-		}
+		seeds = rest
+		s.queue = append(s.queue, p)
 	}
 	s.random(n - len(s.queue))
 }
