@@ -144,8 +144,7 @@ type Worker struct {
 
 	measuring sync.Mutex // one Measure at a time
 
-	prob *Problem // whose arrays a new child is sent, after the setup
-	want []Arg    // the expected outputs given (WorkerSettings.Want), or nil
+	prob *Problem // whose arrays (and set.Want) a new child is sent, after the setup
 	dir  string   // a directory of the worker's files (the expected outputs)
 
 	mu       sync.Mutex
@@ -193,20 +192,15 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 		return nil, fmt.Errorf("runner: cannot find the executable to start a worker: %v", err)
 	}
 	if set.Want != nil {
-		if len(set.Want) != len(p.Args) {
-			return nil, fmt.Errorf("runner: %d expected outputs for %d arguments", len(set.Want), len(p.Args))
-		}
-		for i := range p.Args {
-			if a, w := &p.Args[i], &set.Want[i]; a.Output && (w.Type != a.Type || w.dataLen() != a.Len()) {
-				return nil, fmt.Errorf("runner: expected output %s: want %d %v elements, have %d %v", a.Name, a.Len(), a.Type, w.dataLen(), w.Type)
-			}
+		if err := p.checkWant(set.Want); err != nil {
+			return nil, err
 		}
 	}
 	dir, err := os.MkdirTemp("", "hplopt-worker-")
 	if err != nil {
 		return nil, fmt.Errorf("runner: a directory for the worker's files: %v", err)
 	}
-	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, prob: p, want: set.Want, dir: dir, changed: make(chan struct{})}
+	w := &Worker{set: set, exe: exe, stderr: &tailWriter{w: set.Stderr}, prob: p, dir: dir, changed: make(chan struct{})}
 	// PoCL's kernel cache, on, in the Cache (else where the environment
 	// says): the builders' first launches leave their code there for the
 	// measuring worker.
@@ -216,7 +210,7 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	}
 	w.setup = wireSetup{
 		Device:        set.Device,
-		Args:          wireArgs(p.Args),
+		Args:          shapes(p.Args),
 		Tolerance:     p.Tolerance,
 		Reference:     ref,
 		WantSent:      set.Want != nil,
@@ -662,7 +656,7 @@ func (w *Worker) spawn(ctx context.Context, limit time.Duration) (*child, wireRe
 	setup, first := w.setup, w.spawned == 0
 	w.spawned++
 	w.mu.Unlock()
-	send := func(c *child) { c.sendArrays(w.prob.Args, w.want, false) }
+	send := func(c *child) { c.sendArrays(w.prob.Args, w.set.Want, false) }
 	return spawnChild(ctx, w.exe, w.env, w.stderr, setup, first, send, limit, w.signal)
 }
 
@@ -726,17 +720,7 @@ func spawnChild(ctx context.Context, exe string, env []string, stderr *tailWrite
 
 // sameVariant reports whether a and b are the same request.
 func sameVariant(a, b Variant) bool {
-	eq := func(x, y []int) bool {
-		if len(x) != len(y) || (x == nil) != (y == nil) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
-	}
+	eq := func(x, y []int) bool { return slices.Equal(x, y) && (x == nil) == (y == nil) } // nil Local: the driver chooses
 	return a.Source == b.Source && a.KernelName == b.KernelName && eq(a.Global, b.Global) && eq(a.Local, b.Local)
 }
 

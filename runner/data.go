@@ -247,13 +247,12 @@ func (m *Measurer) useWantFile() error {
 	if err != nil {
 		return err
 	}
-	m.wantOff = make([]int64, len(m.prob.Args))
+	m.wantFile, m.wantOff = f, make([]int64, len(m.prob.Args))
 	m.tols = map[int]Tolerance{}
 	var off int64
 	for _, i := range m.outs {
 		a := &m.prob.Args[i]
 		m.wantOff[i] = off
-		m.wantFile = f
 		n, per := a.Len(), chunkBytes/a.Type.Size()
 		var sum float64
 		count := 0
@@ -274,7 +273,6 @@ func (m *Measurer) useWantFile() error {
 		m.tols[i] = m.prob.Tolerance.scaled(rms)
 		off += int64(a.bytes())
 	}
-	m.wantFile = f
 	m.wantToDevice()
 	return nil
 }

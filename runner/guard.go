@@ -33,6 +33,9 @@ type guarded struct {
 	whole, inner *Buffer
 	front, back  int
 	size         int // inner's bytes
+	// zones holds the zones read back by check, made at the first: a
+	// check follows every variant's runs.
+	zones []byte
 }
 
 // newGuarded allocates an output of size bytes with its zones on s.
@@ -83,7 +86,10 @@ func (g *guarded) check(elem int) (before, after int, err error) {
 	if g.front+g.back == 0 {
 		return 0, 0, nil
 	}
-	front, back := make([]byte, g.front), make([]byte, g.back)
+	if g.zones == nil {
+		g.zones = make([]byte, g.front+g.back)
+	}
+	front, back := g.zones[:g.front], g.zones[g.front:]
 	if err := g.whole.readAt(0, front); err != nil {
 		return 0, 0, fmt.Errorf("reading a guard zone: %w", err)
 	}

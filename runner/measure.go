@@ -278,14 +278,8 @@ func (m *Measurer) resetOutput(i int) error {
 // read (each must have the output's type and length). SetExpected keeps
 // want.
 func (m *Measurer) SetExpected(want []Arg) error {
-	if len(want) != len(m.prob.Args) {
-		return fmt.Errorf("runner: %d expected outputs for %d arguments", len(want), len(m.prob.Args))
-	}
-	for _, i := range m.outs {
-		a, w := &m.prob.Args[i], &want[i]
-		if w.Type != a.Type || w.dataLen() != a.Len() {
-			return fmt.Errorf("runner: expected output %s: want %d %v elements, have %d %v", a.Name, a.Len(), a.Type, w.dataLen(), w.Type)
-		}
+	if err := m.prob.checkWant(want); err != nil {
+		return err
 	}
 	m.setWant(want)
 	return nil
@@ -713,12 +707,15 @@ func (m *Measurer) Close() error {
 	if m.dc != nil {
 		m.dc.free()
 	}
-	for i, b := range append(append([]*Buffer(nil), m.bufs...), m.init...) {
+	for i := range m.bufs {
 		switch {
-		case i < len(m.guards) && m.guards[i] != nil:
+		case m.guards[i] != nil: // holds bufs[i]
 			m.guards[i].Close()
-		case b != nil:
-			b.Close()
+		case m.bufs[i] != nil:
+			m.bufs[i].Close()
+		}
+		if m.init[i] != nil {
+			m.init[i].Close()
 		}
 	}
 	return nil

@@ -198,19 +198,17 @@ func (p *pool) lookup(v Variant) *buildJob {
 }
 
 // steal takes j from the queue if no builder has started it, for the
-// measuring worker to build, and reports whether it did.
-func (p *pool) steal(j *buildJob) bool {
+// measuring worker to build.
+func (p *pool) steal(j *buildJob) {
 	p.mu.Lock()
 	i := slices.Index(p.queue, j)
 	if i >= 0 {
 		p.queue = slices.Delete(p.queue, i, i+1)
 	}
 	p.mu.Unlock()
-	if i < 0 {
-		return false
+	if i >= 0 {
+		p.finish(j, nil, nil)
 	}
-	p.finish(j, nil, nil)
-	return true
 }
 
 // queued reports whether j waits for a builder.

@@ -260,6 +260,20 @@ func sliceName(t ast.Type) string {
 	return "I32"
 }
 
+// checkWant checks expected outputs: want is parallel to the Args, and
+// the entry of each output has its type and length.
+func (p *Problem) checkWant(want []Arg) error {
+	if len(want) != len(p.Args) {
+		return fmt.Errorf("runner: %d expected outputs for %d arguments", len(want), len(p.Args))
+	}
+	for i := range p.Args {
+		if a, w := &p.Args[i], &want[i]; a.Output && (w.Type != a.Type || w.dataLen() != a.Len()) {
+			return fmt.Errorf("runner: expected output %s: want %d %v elements, have %d %v", a.Name, a.Len(), a.Type, w.dataLen(), w.Type)
+		}
+	}
+	return nil
+}
+
 // outputs returns the indices of the output arguments.
 func (p *Problem) outputs() []int {
 	var out []int

@@ -137,7 +137,7 @@ func serve(in io.Reader, out io.Writer) int {
 // contents), and sets the expected outputs: those sent, those of WantFile,
 // or the reference's, then written to WantFile.
 func setupWorker(s *wireSetup, dec *gob.Decoder, rc *receiver) (*Measurer, wireResponse, error) {
-	p := &Problem{Args: fromWire(s.Args), Tolerance: s.Tolerance}
+	p := &Problem{Args: s.Args, Tolerance: s.Tolerance}
 	if err := p.validateShapes(); err != nil {
 		return nil, wireResponse{}, err
 	}
@@ -225,7 +225,6 @@ func serveBuilder(dec *gob.Decoder, enc *gob.Encoder, s *wireSetup) int {
 	if enc.Encode(wireResponse{Op: opSetup, Device: sess.Device().Name, DeviceKey: sess.deviceKey(), Lazy: lazy}) != nil {
 		return 1
 	}
-	args := fromWire(s.Args)
 	var kargs []KernelArg // the first launch's arguments, made at the first
 	for {
 		var r wireRequest
@@ -252,7 +251,7 @@ func serveBuilder(dec *gob.Decoder, enc *gob.Encoder, s *wireSetup) int {
 		if lazy && v.Local != nil && smallGrid(v.Global) {
 			inject(s.Faults, atWarm, v.Source)
 			if kargs == nil {
-				if kargs, err = firstLaunchArgs(sess, args); err != nil {
+				if kargs, err = firstLaunchArgs(sess, s.Args); err != nil {
 					a.Msg = err.Error()
 				}
 			}

@@ -3,10 +3,10 @@ package runner
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"time"
 
-	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/autotune"
 )
 
@@ -60,7 +60,7 @@ const (
 type wireSetup struct {
 	Role      wireRole
 	Device    string
-	Args      []wireArg // their contents follow the setup (data.go), not a builder's
+	Args      []Arg // without contents (shapes), which follow the setup (data.go), not a builder's
 	Tolerance Tolerance
 	Reference *Variant // the variant whose outputs are expected; nil when they are given
 	// WantSent says that the expected outputs follow the arrays' contents;
@@ -153,33 +153,12 @@ type wireResponse struct {
 	Stale bool
 }
 
-// wireArg is an Arg without its contents, which follow the setup on the
-// stream (data.go).
-type wireArg struct {
-	Name   string
-	Scalar bool
-	Type   ast.Type
-	Dims   []int
-	Value  float64
-	Output bool
-}
-
-// wireArgs converts args for the wire, without their contents.
-func wireArgs(args []Arg) []wireArg {
-	out := make([]wireArg, len(args))
-	for i := range args {
-		a := &args[i]
-		out[i] = wireArg{Name: a.Name, Scalar: a.Scalar, Type: a.Type, Dims: a.Dims, Value: a.Value, Output: a.Output}
-	}
-	return out
-}
-
-// fromWire converts args back, without contents.
-func fromWire(args []wireArg) []Arg {
-	out := make([]Arg, len(args))
-	for i := range args {
-		a := &args[i]
-		out[i] = Arg{Name: a.Name, Scalar: a.Scalar, Type: a.Type, Dims: a.Dims, Value: a.Value, Output: a.Output}
+// shapes returns args without their contents, which follow the setup on
+// the stream (data.go): gob sends the nil slices as nothing.
+func shapes(args []Arg) []Arg {
+	out := slices.Clone(args)
+	for i := range out {
+		out[i].F32, out[i].F64, out[i].I32 = nil, nil, nil
 	}
 	return out
 }
