@@ -33,30 +33,21 @@ type benchConfig struct {
 	Strategies []string
 	Budget     map[string]float64 // seconds per size class ("" for all)
 	Device     string
-	Evals      int
-	Stop       autotune.Stop
-	Seed       uint64
 	DataSeed   int64
-	Runs       int
-	Builders   int
-	Builds     int
-	Order      optimizer.Order
-	Cache      string
-	CacheMax   int64
-	Timeout    float64
-	SlowLimit  float64 // optimizer.Settings.SlowLimit
-	Out        string
-	Resume     bool
-	Report     []string
-	Options    bench.Options
-	Quiet      bool
-	records    recordsFlags
-	peak, bw   float64 // FLOP/s and bytes/s (the flags give TFLOP/s and TB/s; check scales them)
-	refFile    string
+	// Search is the settings of every run but its strategy, budget and
+	// records (searchFlags: -e, --stop, --seed, --runs...).
+	Search   hpl.OptimizerSettings
+	Out      string
+	Resume   bool
+	Report   []string
+	Options  bench.Options
+	Quiet    bool
+	records  recordsFlags
+	peak, bw float64 // FLOP/s and bytes/s (the flags give TFLOP/s and TB/s; check scales them)
+	refFile  string
 
 	// The flags as given, that parseBench checks and turns into the above.
 	kernels, sizes, report string
-	search                 hpl.OptimizerSettings
 }
 
 const benchAbout = `Runs the benchmark suite, one tuning run for each kernel x size class x
@@ -77,7 +68,7 @@ func (c *benchConfig) flags() *flagSet {
 	budget := &budgetFlag{p: &c.Budget}
 	budget.Set("S=20,M=20,L=30")
 	fs.Var(budget, "t", "time budget per run in seconds: one number, or per size class as S=10,M=20,L=30")
-	searchFlags(fs, &c.search, &c.DataSeed, 3)
+	searchFlags(fs, &c.Search, &c.DataSeed, 3)
 	fs.StringVar(&c.Out, "out", "bench-results", "write runs/*.json, results.md, results.csv and the plots to `DIR`")
 	fs.BoolVar(&c.Resume, "resume", false, "skip the runs already saved in --out, and go on with a run that was cut (killed or interrupted) from its records")
 	fs.StringVar(&c.report, "report", "", "make the tables and plots from the runs saved in these `DIRS` (comma-separated); run nothing")
@@ -108,9 +99,6 @@ func parseBench(c *command, args []string) (*benchConfig, *flagSet, error) {
 // check checks what the flags do not check one by one and fills in the
 // fields the flags do not set.
 func (cfg *benchConfig) check(c *command) error {
-	s := cfg.search
-	cfg.Evals, cfg.Stop, cfg.Seed, cfg.Runs, cfg.Builds, cfg.Timeout = s.Evals, s.Stop, s.Seed, s.Runs, s.Builds, s.Timeout.Seconds()
-	cfg.Builders, cfg.Order, cfg.Cache, cfg.CacheMax, cfg.SlowLimit = s.Builders, s.Order, cacheDir(s.Cache), s.CacheMax, s.SlowLimit
 	if (cfg.peak > 0) != (cfg.bw > 0) {
 		return fmt.Errorf("give both --peak-tflops and --bandwidth-tbs, or neither")
 	}
@@ -335,12 +323,11 @@ func benchVerb(c *command, args []string, stdout, stderr io.Writer) int {
 // settings (optimizer.ReuseResume): a benchmark compares searches, so it
 // never reuses another run's best.
 func benchOne(ctx context.Context, cfg *benchConfig, db *records.DB, b *kernels.Benchmark, size kernels.Size, rec *bench.Record, stdout, stderr io.Writer) bool {
-	tc := &tuneConfig{Bench: b, Size: size, Device: cfg.Device, DataSeed: cfg.DataSeed, Quiet: true,
-		Settings: hpl.OptimizerSettings{Strategy: rec.Strategy, Seed: cfg.Seed, Time: time.Duration(rec.BudgetS * float64(time.Second)),
-			Evals: cfg.Evals, Stop: cfg.Stop, Runs: cfg.Runs, Builders: cfg.Builders, Builds: cfg.Builds, Order: cfg.Order, Cache: cfg.Cache, CacheMax: cfg.CacheMax,
-			Timeout: time.Duration(cfg.Timeout * float64(time.Second)), SlowLimit: cfg.SlowLimit,
-			Records: db, NoRecords: db == nil, Reuse: optimizer.ReuseIgnore,
-			Warn: func(msg string) { fmt.Fprintf(stderr, "hplopt bench: warning: %s\n", msg) }}}
+	set := cfg.Search
+	set.Strategy, set.Time = rec.Strategy, time.Duration(rec.BudgetS*float64(time.Second))
+	set.Records, set.NoRecords, set.Reuse = db, db == nil, optimizer.ReuseIgnore
+	set.Warn = func(msg string) { fmt.Fprintf(stderr, "hplopt bench: warning: %s\n", msg) }
+	tc := &tuneConfig{Bench: b, Size: size, Device: cfg.Device, DataSeed: cfg.DataSeed, Quiet: true, Settings: set}
 	if cfg.Resume {
 		tc.Settings.Reuse = optimizer.ReuseResume
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/optimizer"
-	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -394,51 +393,42 @@ func (f *slowFlag) Get() any            { return *f.p }
 func (f *slowFlag) placeholder() string { return "K" }
 func (f *slowFlag) allowed() string     { return "0 (no limit) or a number from 1 to 1e+06" }
 
-// orderFlag is --order: an optimizer.Order by name.
-type orderFlag struct{ p *optimizer.Order }
+// choiceFlag is a flag taking one of a few names: --order (an
+// optimizer.Order), --check (a runner.CheckOn), --reuse (an
+// optimizer.Reuse).
+type choiceFlag[T fmt.Stringer] struct {
+	p     *T
+	parse func(string) (T, bool)
+	names string // the placeholder: the names, separated by |
+	about string // what allowed says
+}
 
-func (f *orderFlag) String() string {
+// choiceVar defines a flag taking the names of m, listed by names (the
+// placeholder) and about (the help).
+func choiceVar[T fmt.Stringer](fs *flagSet, p *T, name string, m map[string]T, names, about, usage string) {
+	parse := func(s string) (T, bool) { v, ok := m[s]; return v, ok }
+	fs.Var(&choiceFlag[T]{p, parse, names, about}, name, usage)
+}
+
+func (f *choiceFlag[T]) String() string {
 	if f.p == nil {
 		return ""
 	}
-	return f.p.String()
+	return (*f.p).String()
 }
 
-func (f *orderFlag) Set(s string) error {
-	o, ok := optimizer.Orders[s]
+func (f *choiceFlag[T]) Set(s string) error {
+	v, ok := f.parse(s)
 	if !ok {
 		return fmt.Errorf("want %s", f.allowed())
 	}
-	*f.p = o
+	*f.p = v
 	return nil
 }
 
-func (f *orderFlag) Get() any            { return *f.p }
-func (f *orderFlag) placeholder() string { return "ready|proposed" }
-func (f *orderFlag) allowed() string     { return "ready or proposed" }
-
-// checkFlag is --check: a runner.CheckOn by name.
-type checkFlag struct{ p *runner.CheckOn }
-
-func (f *checkFlag) String() string {
-	if f.p == nil {
-		return ""
-	}
-	return f.p.String()
-}
-
-func (f *checkFlag) Set(s string) error {
-	c, ok := runner.Checks[s]
-	if !ok {
-		return fmt.Errorf("want %s", f.allowed())
-	}
-	*f.p = c
-	return nil
-}
-
-func (f *checkFlag) Get() any            { return *f.p }
-func (f *checkFlag) placeholder() string { return "auto|device|host" }
-func (f *checkFlag) allowed() string     { return "auto, device or host" }
+func (f *choiceFlag[T]) Get() any            { return *f.p }
+func (f *choiceFlag[T]) placeholder() string { return f.names }
+func (f *choiceFlag[T]) allowed() string     { return f.about }
 
 // cacheFlag is --cache: the directory of built programs, "" for
 // $HPLOPT_CACHE or the default, or optimizer.NoCache.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/hpl"
+	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -13,7 +14,6 @@ import (
 func init() {
 	register(verb{name: "gen", summary: "print the OpenCL of a kernel for one setting of the optimizer's parameters", run: genVerb,
 		flags: func() *flagSet { return new(genConfig).flags() }})
-	applyParams = variantOf
 }
 
 // genConfig is what gen's flags set.
@@ -34,30 +34,28 @@ launch geometry and the local memory it uses.`)
 	return fs
 }
 
-// variantOf turns run's --params into the variant to run.
-func variantOf(cfg *runConfig) error {
-	inst, err := cfg.Bench.Instance(cfg.Size, cfg.Seed)
+// pinnedVariant makes the variant of b's kernel at size, its instance's
+// data made with seed, for device, with the parameters pins (the others:
+// their defaults). usage says that err is the command line's fault (pins
+// that do not fit the kernel, a size without an instance): a usage error.
+func pinnedVariant(b *kernels.Benchmark, size kernels.Size, seed int64, device string, pins map[transforms.Name]int) (p transforms.Params, v *transforms.Variant, usage bool, err error) {
+	inst, err := b.Instance(size, seed)
 	if err != nil {
-		return err
+		return p, nil, true, err
 	}
-	op, err := hpl.Eval(cfg.Bench.Kernel).Device(cfg.Device).Global(inst.Global...).OptimizerProblem(inst.Args...)
+	op, err := hpl.Eval(b.Kernel).Device(device).Global(inst.Global...).OptimizerProblem(inst.Args...)
 	if err != nil {
-		return err
+		return p, nil, false, err
 	}
 	prob := op.Passes
-	if err := optimizer.CheckPins(prob, cfg.Pins); err != nil {
-		return err
+	if err := optimizer.CheckPins(prob, pins); err != nil {
+		return p, nil, true, err
 	}
-	p, err := transforms.Complete(prob, cfg.Pins)
-	if err != nil {
-		return err
+	if p, err = transforms.Complete(prob, pins); err != nil {
+		return p, nil, true, err
 	}
-	v, err := transforms.Apply(prob, p)
-	if err != nil {
-		return err
-	}
-	cfg.Variant, cfg.Global, cfg.Local = v.Kernel, v.Global, v.Local
-	return nil
+	v, err = transforms.Apply(prob, p)
+	return p, v, false, err
 }
 
 func genVerb(cmd *command, args []string, stdout, stderr io.Writer) int {
@@ -75,24 +73,10 @@ func genVerb(cmd *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hplopt gen: %v\n", err)
 		return 1
 	}
-	inst, err := b.Instance(size, 1)
-	if err != nil {
+	p, v, usage, err := pinnedVariant(b, size, 1, c.device, c.pins)
+	if usage {
 		return fs.usageError(err, stdout, stderr)
 	}
-	op, err := hpl.Eval(b.Kernel).Device(c.device).Global(inst.Global...).OptimizerProblem(inst.Args...)
-	if err != nil {
-		fmt.Fprintf(stderr, "hplopt gen: %v\n", err)
-		return 1
-	}
-	prob := op.Passes
-	if err := optimizer.CheckPins(prob, c.pins); err != nil {
-		return fs.usageError(err, stdout, stderr)
-	}
-	p, err := transforms.Complete(prob, c.pins)
-	if err != nil {
-		return fs.usageError(err, stdout, stderr)
-	}
-	v, err := transforms.Apply(prob, p)
 	if err != nil {
 		fmt.Fprintf(stderr, "hplopt gen: %v\n", err)
 		return 1

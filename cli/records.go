@@ -43,33 +43,14 @@ func (r *recordsFlags) open(verb string, stderr io.Writer) *records.DB {
 	return nil
 }
 
-// reuseFlag is --reuse: how a tuning uses the records.
-type reuseFlag struct{ p *optimizer.Reuse }
-
-func (f *reuseFlag) String() string {
-	if f.p == nil {
-		return ""
-	}
-	return f.p.String()
-}
-
-func (f *reuseFlag) Set(s string) error {
-	r, err := optimizer.ParseReuse(s)
-	if err != nil {
-		return fmt.Errorf("want %s", f.allowed())
-	}
-	*f.p = r
-	return nil
-}
-
-func (f *reuseFlag) Get() any            { return *f.p }
-func (f *reuseFlag) placeholder() string { return strings.Join(optimizer.ReuseNames(), "|") }
-func (f *reuseFlag) allowed() string {
-	var parts []string
+// reuseVar defines --reuse: how a tuning uses the records.
+func reuseVar(fs *flagSet, p *optimizer.Reuse, usage string) {
+	var about []string
 	for i, n := range optimizer.ReuseNames() {
-		parts = append(parts, n+": "+optimizer.Reuse(i).Doc())
+		about = append(about, n+": "+optimizer.Reuse(i).Doc())
 	}
-	return strings.Join(parts, "; ")
+	parse := func(s string) (optimizer.Reuse, bool) { r, err := optimizer.ParseReuse(s); return r, err == nil }
+	fs.Var(&choiceFlag[optimizer.Reuse]{p, parse, strings.Join(optimizer.ReuseNames(), "|"), strings.Join(about, "; ")}, "reuse", usage)
 }
 
 // checkOutput checks before any measurement that the file path can be

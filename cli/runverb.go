@@ -26,7 +26,7 @@ type runConfig struct {
 	Sample int
 
 	// Params is the --params flag as given and Pins its parameters, which
-	// applyParams turns into Variant, Global and Local.
+	// parseRun turns into Variant, Global and Local.
 	Params string
 	Pins   map[transforms.Name]int
 	// Variant, if not nil, is a transformed version of the benchmark's
@@ -39,11 +39,6 @@ type runConfig struct {
 
 	size sizeFlags
 }
-
-// applyParams, if not nil, turns cfg.Pins into cfg.Variant, cfg.Global
-// and cfg.Local: the hook where the transforms plug into `run` (set it from
-// an init function). While it is nil, --params is a usage error.
-var applyParams func(cfg *runConfig) error
 
 // refFLOPs bounds the CPU reference work of an automatic check.
 const refFLOPs = 2e9
@@ -149,12 +144,11 @@ func parseRun(c *command, args []string) (*runConfig, *flagSet, error) {
 		return cfg, fs, &fitError{err}
 	}
 	if cfg.Params != "" {
-		if applyParams == nil {
-			return nil, fs, errors.New("--params is not supported yet")
-		}
-		if err := applyParams(cfg); err != nil {
+		_, v, _, err := pinnedVariant(cfg.Bench, cfg.Size, cfg.Seed, cfg.Device, cfg.Pins)
+		if err != nil {
 			return nil, fs, err
 		}
+		cfg.Variant, cfg.Global, cfg.Local = v.Kernel, v.Global, v.Local
 	}
 	return cfg, fs, nil
 }

@@ -62,7 +62,7 @@ func (c *tuneConfig) flags() *flagSet {
 	fs.StringVar(&c.JSON, "json", "", "write the JSON report to `FILE` (with several sizes, a JSON array of reports)")
 	fs.BoolVar(&c.Quiet, "q", false, "no progress lines")
 	c.records.define(fs)
-	fs.Var(&reuseFlag{&c.Settings.Reuse}, "reuse", "how the tuning records of the problem are used")
+	reuseVar(fs, &c.Settings.Reuse, "how the tuning records of the problem are used")
 	return fs
 }
 
@@ -76,8 +76,8 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	intVar(fs, &s.Runs, "runs", runs, 1, 1000, "timed launches per variant (the median counts)")
 	intVar(fs, &s.Builders, "builders", 0, -1, 1024, fmt.Sprintf("builder processes that build upcoming variants while one is measured (0: the host's cores less one, %d here; -1: none, the measuring worker builds)", runner.DefaultBuilders()))
 	intVar(fs, &s.Builds, "builds", 0, 0, 4096, "upcoming variants prepared for the builders ahead of the one measured (0: twice the builders, at least 4)")
-	fs.Var(&orderFlag{&s.Order}, "order", "order of measuring the variants built ahead: ready (whichever is built first; the strategy still hears the results in the order it proposed them) or proposed (waiting for each build in turn)")
-	fs.Var(&checkFlag{&s.Check}, "check", "where the variants' outputs are compared with the expected ones: auto (on the device unless it is a CPU), device (wherever the device can) or host")
+	choiceVar(fs, &s.Order, "order", optimizer.Orders, "ready|proposed", "ready or proposed", "order of measuring the variants built ahead: ready (whichever is built first; the strategy still hears the results in the order it proposed them) or proposed (waiting for each build in turn)")
+	choiceVar(fs, &s.Check, "check", runner.Checks, "auto|device|host", "auto, device or host", "where the variants' outputs are compared with the expected ones: auto (on the device unless it is a CPU), device (wherever the device can) or host")
 	fs.Var(&cacheFlag{&s.Cache}, "cache", "directory of built programs kept between runs: builders' binaries and PoCL's kernel cache (\"\": $HPLOPT_CACHE, else hplopt under the user's cache directory; off: none)")
 	sizeVar(fs, &s.CacheMax, "cache-max", runner.DefaultCacheMax, "the cache's bound: each run prunes it to this `SIZE` first, least recently used entries first")
 	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")

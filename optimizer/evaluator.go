@@ -127,10 +127,9 @@ func (e *evaluator) Ready(pt autotune.Point) bool {
 	return m.err != nil || e.w.Ready(m.v)
 }
 
-// when returns when the result of pt that Evaluate returned last was
-// measured; a result not measured (a setting the passes reject) has
-// started, and now.
-func (e *evaluator) when(pt autotune.Point, started time.Time) (time.Time, time.Time) {
+// when returns when the result Evaluate returned last was measured; a
+// result not measured (a setting the passes reject) has started, and now.
+func (e *evaluator) when(started time.Time) (time.Time, time.Time) {
 	if e.last[0].IsZero() {
 		return started, time.Now()
 	}

@@ -527,12 +527,10 @@ func (r *recording) begin(set Settings, resume *records.Run, baseline float64) s
 	return rec.Run().ID
 }
 
-// add records an evaluation measured now (those taken from the records
-// are not recorded again) as the order-th of the search, started at
-// started.
-// add records e, the seq-th evaluation told to the strategy; its Order is
-// e.Result.Order when the evaluator gives one (the position in the order
-// of measurement), else seq.
+// add records e, the seq-th evaluation told to the strategy, measured
+// from started to ended (one taken from the records is not recorded
+// again); its Order is e.Result.Order when the evaluator gives one (the
+// position in the order of measurement), else seq.
 func (r *recording) add(e autotune.Eval, seq int, started, ended time.Time) {
 	if !r.on() || r.rec == nil || e.Result.FromRecords {
 		return
@@ -624,6 +622,6 @@ func (r *replayer) Evaluate(ctx context.Context, pt autotune.Point) autotune.Res
 		return res
 	}
 	res := r.evaluator.Evaluate(ctx, pt)
-	r.started, r.ended = r.evaluator.when(pt, r.started)
+	r.started, r.ended = r.evaluator.when(r.started)
 	return res
 }
