@@ -152,13 +152,10 @@ func (a *Annealing) Next() (Point, bool) {
 
 // start returns the next seed never proposed, or a random fresh point.
 func (a *Annealing) start() (Point, bool) {
-	for len(a.seeds) > 0 {
-		p := a.space.Repair(a.seeds[0])
-		a.seeds = a.seeds[1:]
-		if a.space.Contains(p) && !a.seen.Seen(p) {
-			a.seen.Propose(p)
-			return p, true
-		}
+	p, rest, ok := a.seen.Seed(a.seeds)
+	a.seeds = rest
+	if ok {
+		return p, true
 	}
 	return a.seen.Fresh()
 }

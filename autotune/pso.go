@@ -91,17 +91,12 @@ func (s *PSO) init() {
 	seeds := s.set.Seeds
 	for i := range s.parts {
 		s.parts[i].bestFit = math.Inf(1)
-		for len(seeds) > 0 && s.parts[i].pos.IsZero() {
-			p := s.space.Repair(seeds[0])
-			seeds = seeds[1:]
-			if s.space.Contains(p) && !s.seen.Seen(p) {
-				s.seen.Propose(p)
-				s.parts[i].pos = p
-			}
+		p, rest, ok := s.seen.Seed(seeds)
+		seeds = rest
+		if !ok {
+			p, _ = s.seen.Fresh()
 		}
-		if s.parts[i].pos.IsZero() {
-			s.parts[i].pos, _ = s.seen.Fresh()
-		}
+		s.parts[i].pos = p
 	}
 }
 

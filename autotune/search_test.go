@@ -132,3 +132,23 @@ func TestBanditCredits(t *testing.T) {
 		t.Errorf("uses %v: want the improving technique used more", u)
 	}
 }
+
+// Seed skips the seeds already proposed and returns those after the one it
+// proposes.
+func TestVisitedSeed(t *testing.T) {
+	s := divSpace(t)
+	p, _ := s.FromValues([]int{6, 2, 1, 1})
+	q, _ := s.FromValues([]int{4, 2, 0, 3})
+	v := NewVisited(s, NewRand(1))
+	got, rest, ok := v.Seed([]Point{p, p, q})
+	if !ok || !got.Equal(p) || len(rest) != 2 || !v.Seen(p) {
+		t.Fatalf("first seed %v, rest %v, %v; want %v proposed, 2 left", got, rest, ok, p)
+	}
+	got, rest, ok = v.Seed(rest)
+	if !ok || !got.Equal(q) || len(rest) != 0 {
+		t.Fatalf("second seed %v, rest %v, %v; want %v (the repeat skipped), none left", got, rest, ok, q)
+	}
+	if _, _, ok := v.Seed([]Point{p, q}); ok {
+		t.Error("a seed already proposed was proposed again")
+	}
+}

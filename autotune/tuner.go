@@ -317,22 +317,25 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 	rr, _ := ev.(ReadyReporter)
 	pk, _ := strategy.(Picker)
 	reorder := set.ReadyFirst && la != nil && prep != nil && rr != nil && pk != nil
-	prepareUpcoming := func() {
+	// prepareUpcoming starts on the strategy's upcoming points and returns
+	// them.
+	prepareUpcoming := func() []Point {
 		if la == nil || prep == nil {
-			return
+			return nil
 		}
-		for _, q := range la.Upcoming(set.lookahead()) {
+		up := la.Upcoming(set.lookahead())
+		for _, q := range up {
 			if k := q.Key(); !prepared[k] {
 				prepared[k] = true
 				prep.Prepare(q)
 			}
 		}
+		return up
 	}
 	// pick returns the first upcoming point that is ready, taken from the
 	// strategy (reorder).
 	pick := func() (Point, bool) {
-		prepareUpcoming()
-		for _, q := range la.Upcoming(set.lookahead()) {
+		for _, q := range prepareUpcoming() {
 			if rr.Ready(q) {
 				return q, pk.Take(q)
 			}

@@ -35,6 +35,20 @@ func (v *Visited) Propose(p Point) { v.pending[p.Key()] = true }
 // again.
 func (v *Visited) Forget(p Point) { delete(v.pending, p.Key()) }
 
+// Seed returns the first of seeds that, repaired into the space (Space.Repair),
+// is a point of it never proposed nor told, and marks it proposed; rest are
+// the seeds after it. ok is false when no seed is left.
+func (v *Visited) Seed(seeds []Point) (p Point, rest []Point, ok bool) {
+	for len(seeds) > 0 {
+		p, seeds = v.space.Repair(seeds[0]), seeds[1:]
+		if v.space.Contains(p) && !v.Seen(p) {
+			v.Propose(p)
+			return p, seeds, true
+		}
+	}
+	return Point{}, nil, false
+}
+
 // Tell records the result of p.
 func (v *Visited) Tell(p Point, r Result) {
 	k := p.Key()

@@ -96,22 +96,14 @@ func (s BayesSettings) withDefaults() BayesSettings {
 // Bayes is a Lookahead and a Picker: the initial points and a round's
 // Batch points are known in advance.
 type Bayes struct {
-	space *autotune.Space
-	r     *rand.Rand
+	stages
 	set   BayesSettings
 	given BayesSettings
-	seen  *autotune.Visited
-
-	queue   []autotune.Point
-	started bool
-	rounds  int
-	data    []autotune.Point
-	fit     []float64
 }
 
 // NewBayes returns a Bayesian optimization of space drawing from r.
 func NewBayes(space *autotune.Space, r *rand.Rand, set BayesSettings) *Bayes {
-	return &Bayes{space: space, r: r, set: set.withDefaults(), given: set, seen: autotune.NewVisited(space, r)}
+	return &Bayes{stages: newStages(space, r), set: set.withDefaults(), given: set}
 }
 
 // Name returns the settings' Name, "bayes" by default.
@@ -139,116 +131,30 @@ func (b *Bayes) Plan(evaluations int) {
 	if !b.started || b.rounds > 0 || b.set.Init == old {
 		return
 	}
-	queued := len(b.queue)
-	switch want := max(0, b.set.Init-(old-queued)); {
-	case want < queued:
-		for _, p := range b.queue[want:] {
-			b.seen.Forget(p)
-		}
-		b.queue = b.queue[:want]
-	case want > queued:
-		for range want - queued {
-			p, ok := b.seen.Fresh()
-			if !ok {
-				break
-			}
-			b.queue = append(b.queue, p)
-		}
-	}
+	b.resize(max(0, b.set.Init-(old-len(b.queue))))
 }
 
 // Next returns the next point of the current round.
-func (b *Bayes) Next() (autotune.Point, bool) {
-	for {
-		for len(b.queue) > 0 {
-			p := b.queue[0]
-			b.queue = b.queue[1:]
-			if _, told := b.seen.Fitness(p); !told {
-				return p, true
-			}
-		}
-		if !b.plan() {
-			return autotune.Point{}, false
-		}
-	}
-}
+func (b *Bayes) Next() (autotune.Point, bool) { return b.next(b.plan) }
 
 // Upcoming returns up to n of the points of the current round.
-func (b *Bayes) Upcoming(n int) []autotune.Point {
-	if !b.started {
-		b.plan()
-	}
-	var out []autotune.Point
-	for _, p := range b.queue {
-		if len(out) == n {
-			break
-		}
-		if _, told := b.seen.Fitness(p); !told {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// Take removes p from the points of the current round.
-func (b *Bayes) Take(p autotune.Point) bool {
-	for i, q := range b.queue {
-		if q.Equal(p) {
-			b.queue = append(b.queue[:i:i], b.queue[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-// Tell records p's result (also of points another technique proposed).
-func (b *Bayes) Tell(p autotune.Point, r autotune.Result) {
-	if _, told := b.seen.Fitness(p); told {
-		return
-	}
-	b.seen.Tell(p, r)
-	b.data = append(b.data, p)
-	b.fit = append(b.fit, r.Fitness())
-}
+func (b *Bayes) Upcoming(n int) []autotune.Point { return b.upcoming(n, b.plan) }
 
 // plan fills the queue with the initial points or the next round; false
 // when no point is left.
 func (b *Bayes) plan() bool {
 	if !b.started {
-		b.started = true
-		for _, s := range b.set.Seeds {
-			if len(b.queue) == b.set.Init {
-				break
-			}
-			p := b.space.Repair(s)
-			if b.space.Contains(p) && !b.seen.Seen(p) {
-				b.seen.Propose(p)
-				b.queue = append(b.queue, p)
-			}
-		}
-		for len(b.queue) < b.set.Init {
-			p, ok := b.seen.Fresh()
-			if !ok {
-				break
-			}
-			b.queue = append(b.queue, p)
-		}
+		b.start(b.set.Seeds, b.set.Init)
 		return len(b.queue) > 0
 	}
 	b.rounds++
 	if next := b.acquire(); len(next) > 0 {
-		for _, p := range next {
-			b.seen.Propose(p)
-		}
-		b.queue = next
+		b.enqueue(next)
 		return true
 	}
 	// Too few successes to model, or no model fits: a random point.
-	p, ok := b.seen.Fresh()
-	if ok {
-		b.queue = append(b.queue, p)
-	}
-	return ok
+	b.random(1)
+	return len(b.queue) > 0
 }
 
 // training returns the results to fit: log times, failures as the slowest

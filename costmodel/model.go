@@ -90,24 +90,16 @@ const minTrain = 3
 // Model is a Lookahead and a Picker: the rest of the current stage's (or
 // round's) points are known in advance.
 type Model struct {
-	space *autotune.Space
-	r     *rand.Rand
-	set   Settings
-	given Settings // as given, before the defaults
-	seen  *autotune.Visited
-
-	queue   []autotune.Point // points Next returns, in order
-	started bool
-	rounds  int // rounds planned after the first stage
-	first   int // points queued for the first stage
-	trained int // rounds planned by the model
-	data    []autotune.Point
-	fit     []float64 // fitness of data
+	stages
+	set     Settings
+	given   Settings // as given, before the defaults
+	first   int      // points queued for the first stage
+	trained int      // rounds planned by the model
 }
 
 // New returns a model-guided search of space drawing from r.
 func New(space *autotune.Space, r *rand.Rand, set Settings) *Model {
-	return &Model{space: space, r: r, set: set.withDefaults(), given: set, seen: autotune.NewVisited(space, r)}
+	return &Model{stages: newStages(space, r), set: set.withDefaults(), given: set}
 }
 
 // Plan sets the budget of evaluations the stage sizes follow (those the
@@ -127,15 +119,7 @@ func (m *Model) Plan(evaluations int) {
 	// The first stage is under way: its points are those proposed and
 	// the queue.
 	queued := len(m.queue)
-	switch want := max(0, m.set.Sample-(m.first-queued)); {
-	case want < queued:
-		for _, p := range m.queue[want:] {
-			m.seen.Forget(p)
-		}
-		m.queue = m.queue[:want]
-	case want > queued:
-		m.random(want - queued)
-	}
+	m.resize(max(0, m.set.Sample-(m.first-queued)))
 	m.first = len(m.queue) + m.first - queued
 }
 
@@ -151,77 +135,17 @@ func (m *Model) Trainings() int { return m.trained }
 
 // Next returns the next point of the current stage, planning the next
 // round when it is done.
-func (m *Model) Next() (autotune.Point, bool) {
-	for {
-		for len(m.queue) > 0 {
-			p := m.queue[0]
-			m.queue = m.queue[1:]
-			if _, told := m.seen.Fitness(p); !told {
-				return p, true
-			}
-		}
-		if !m.plan() {
-			return autotune.Point{}, false
-		}
-	}
-}
+func (m *Model) Next() (autotune.Point, bool) { return m.next(m.plan) }
 
 // Upcoming returns up to n of the points Next returns next (those of the
 // current stage or round).
-func (m *Model) Upcoming(n int) []autotune.Point {
-	if !m.started {
-		m.plan()
-	}
-	var out []autotune.Point
-	for _, p := range m.queue {
-		if len(out) == n {
-			break
-		}
-		if _, told := m.seen.Fitness(p); !told {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// Take removes p from the points of the current stage still to be
-// proposed, if it is one of them.
-func (m *Model) Take(p autotune.Point) bool {
-	for i, q := range m.queue {
-		if q.Equal(p) {
-			m.queue = append(m.queue[:i:i], m.queue[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-// Tell records p's result (also of points another technique proposed).
-func (m *Model) Tell(p autotune.Point, r autotune.Result) {
-	if _, told := m.seen.Fitness(p); told {
-		return
-	}
-	m.seen.Tell(p, r)
-	m.data = append(m.data, p)
-	m.fit = append(m.fit, r.Fitness())
-}
+func (m *Model) Upcoming(n int) []autotune.Point { return m.upcoming(n, m.plan) }
 
 // plan fills the queue with the next stage or round; false when no point
 // is left.
 func (m *Model) plan() bool {
 	if !m.started {
-		m.started = true
-		for _, s := range m.set.Seeds {
-			if len(m.queue) == m.set.Sample {
-				break
-			}
-			p := m.space.Repair(s)
-			if m.space.Contains(p) && !m.seen.Seen(p) {
-				m.seen.Propose(p)
-				m.queue = append(m.queue, p)
-			}
-		}
-		m.random(m.set.Sample - len(m.queue))
+		m.start(m.set.Seeds, m.set.Sample)
 		m.first = len(m.queue)
 		return len(m.queue) > 0
 	}
@@ -239,26 +163,12 @@ func (m *Model) plan() bool {
 	if ok >= minTrain {
 		if best := m.predictBest(n); len(best) > 0 {
 			m.trained++
-			for _, p := range best {
-				m.seen.Propose(p)
-			}
-			m.queue = best
+			m.enqueue(best)
 			return true
 		}
 	}
 	m.random(n)
 	return len(m.queue) > 0
-}
-
-// random appends up to n fresh random points to the queue.
-func (m *Model) random(n int) {
-	for i := 0; i < n; i++ {
-		p, ok := m.seen.Fresh()
-		if !ok {
-			return
-		}
-		m.queue = append(m.queue, p)
-	}
 }
 
 // poolOf returns the points to predict: every point of space never
@@ -318,15 +228,7 @@ func (m *Model) predictBest(n int) []autotune.Point {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case pred[a] < pred[b]:
-			return -1
-		case pred[a] > pred[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(pred[a], pred[b]) })
 	out := make([]autotune.Point, 0, min(n, len(order)))
 	for _, i := range order[:min(n, len(order))] {
 		out = append(out, pool[i])

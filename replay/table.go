@@ -390,6 +390,7 @@ func LoadCSV(file string) (*Table, error) {
 	return Load(c, file)
 }
 
+// valuesKey is autotune.Point.Key of values not yet a point.
 func valuesKey(vals []int) string {
 	var b strings.Builder
 	for i, v := range vals {
@@ -441,7 +442,7 @@ func (t *Table) Describe(p autotune.Point) string { return t.describe(p.Values()
 
 // Lookup returns the row recorded for p and whether there is one.
 func (t *Table) Lookup(p autotune.Point) (Row, bool) {
-	r, ok := t.rows[valuesKey(p.Values())]
+	r, ok := t.rows[p.Key()]
 	return r, ok
 }
 
