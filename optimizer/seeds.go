@@ -45,6 +45,9 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 		list = append([]shape{list[last]}, list[:last]...)
 	}
 	var out []map[string]int
+	if !cpu && len(domain) >= 2 && len(loops) > 0 {
+		out = nearSeeds(domain, loops)
+	}
 	for _, sh := range list {
 		il := 1
 		if sh.scalar {
@@ -64,6 +67,43 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 			// space lacks would be dropped), and lmem only stages a halo.
 			m[transforms.LMem], m[transforms.LCopy] = 0, 0
 			delete(m, transforms.UF)
+		}
+		pt := map[string]int{}
+		for n, v := range m {
+			pt[string(n)] = v
+		}
+		out = append(out, pt)
+	}
+	return out
+}
+
+// nearSeeds are the GPU shapes of the techniques near the hardware, first
+// for kernels of two or more dimensions with compute loops: 8x8 points per
+// work-item in float4 runs (vw 4) read from local memory as float4
+// (pack), the tile along the loop stored transposed (ltrans, set back by
+// Repair where the kernel's tiles cannot be transposed), the next tile
+// prefetched into registers, in work-groups of 16x16 and of 32x16 with
+// warp tiling. They are the shape the H100's MATMUL 4096 search reached
+// with ltrans, pack and lmem pinned (46.3 TFLOP/s, 0.91-0.94x cuBLAS),
+// which the unpinned search, starting from float2 runs, did not find in 100
+// s (docs/results/h100/README.md).
+func nearSeeds(domain, loops []int) []map[string]int {
+	var out []map[string]int
+	for _, sh := range []struct{ lx, ly, tile, warp int }{{16, 16, 16, 0}, {32, 16, 8, 2}} {
+		m := map[transforms.Name]int{transforms.FullUnroll: 1, transforms.Interleave: 1, transforms.VW: 4, transforms.LMem: 1, transforms.LCopy: 0, transforms.UF: 4, transforms.Vec: 1,
+			transforms.Pack: 1, transforms.LTrans: 1, transforms.Prefetch: 1, transforms.Warp: sh.warp}
+		local := [3]int{sh.lx, sh.ly, 1}
+		for d, n := range domain {
+			bsz := min(8, n)
+			if d >= 2 {
+				bsz = 1
+			}
+			lsz := min(local[d], n)
+			blocks := (n + bsz - 1) / bsz
+			m[transforms.Local(d)], m[transforms.Block(d)], m[transforms.Global(d)] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
+		}
+		for i, l := range loops {
+			m[transforms.Tile(i)] = min(l, sh.tile)
 		}
 		pt := map[string]int{}
 		for n, v := range m {

@@ -51,3 +51,37 @@ func TestCanonicalSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestNearSeeds checks that a GPU search of a 2D kernel with a compute loop
+// starts from the float4 shapes (vw 4, pack, prefetch) after the
+// single-point setting, and that a space whose tiles cannot be transposed
+// gets them with ltrans set back to 0.
+func TestNearSeeds(t *testing.T) {
+	for _, transposable := range []bool{true, false} {
+		space, _, err := Table2(Table2Spec{Domain: []int{4096, 4096}, Loops: []int{4096}, Transposable: transposable})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds := canonicalSeeds([]int{4096, 4096}, []int{4096}, false)
+		for i, want := range []map[string]int{
+			{"lszx": 16, "lszy": 16, "warp": 0, "tw0": 16},
+			{"lszx": 32, "lszy": 16, "warp": 2, "tw0": 8},
+		} {
+			pt, err := space.PointOf(seeds[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := space.Repair(pt).Map()
+			want["vw"], want["pack"], want["prefetch"], want["bszx"], want["bszy"], want["lmem"] = 4, 1, 1, 8, 8, 1
+			want["ltrans"] = 0
+			if transposable {
+				want["ltrans"] = 1
+			}
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("transposable=%v seed %d: %s=%d, want %d (%v)", transposable, i, k, got[k], v, got)
+				}
+			}
+		}
+	}
+}
