@@ -40,9 +40,9 @@ type Settings struct {
 	// island. Default 20.
 	Population int
 	// Islands is the number of populations that evolve side by side,
-	// their generations measured in turn (see the package doc): the
-	// seeds go to the first island's first generation, and the other
-	// islands' first generations are random. When an island breeds,
+	// their generations measured in turn (see the package doc). Each
+	// island's first generation holds the seeds (measured once, as the
+	// first island's), the rest of it drawn at random. When an island breeds,
 	// the best point measured on any island joins its elites, if it is
 	// not one of them and the population leaves room for a child beside
 	// the elites. 1 is the paper's single population. Default 2.
@@ -65,7 +65,7 @@ type Settings struct {
 	// worst children when a generation would need no new measurement.
 	// Default Population/2 (at least 1).
 	Immigrants int
-	// Seeds are individuals of the first island's first generation (for
+	// Seeds are individuals of every island's first generation (for
 	// example the baseline setting), repaired into the space; the rest of
 	// it is drawn at random. Default none.
 	Seeds []autotune.Point
@@ -111,6 +111,7 @@ type GA struct {
 	islands []*island
 	queue   []*island          // the islands, the one whose generation was made first first
 	fitness map[string]float64 // measured points, on any island: time, +Inf for failures
+	asked   map[string]bool    // points proposed whose results were not told yet
 	best    autotune.Point     // the fittest working point measured, if hasBest
 	bestFit float64
 	hasBest bool
@@ -134,6 +135,7 @@ func New(space *autotune.Space, r *rand.Rand, set Settings) *GA {
 		set:     set.withDefaults(),
 		sampler: autotune.NewRandom(space, r),
 		fitness: map[string]float64{},
+		asked:   map[string]bool{},
 	}
 }
 
@@ -156,7 +158,7 @@ func (g *GA) Next() (autotune.Point, bool) {
 			for len(is.pending) > 0 {
 				p := is.pending[0]
 				is.pending = is.pending[1:]
-				if _, seen := g.fitness[p.Key()]; !seen {
+				if g.waiting(p) && !g.asked[p.Key()] {
 					g.Take(p)
 					return p, true
 				}
@@ -195,7 +197,7 @@ func (g *GA) Upcoming(n int) []autotune.Point {
 				return out
 			}
 			k := p.Key()
-			if _, seen := g.fitness[k]; !seen && !in[k] {
+			if g.waiting(p) && !g.asked[k] && !in[k] {
 				in[k] = true
 				out = append(out, p)
 			}
@@ -205,9 +207,10 @@ func (g *GA) Upcoming(n int) []autotune.Point {
 }
 
 // Take removes p from the individuals still to be proposed, on every
-// island, if it is one of them.
+// island, if it is one of them, as if Next had returned it.
 func (g *GA) Take(p autotune.Point) bool {
 	k := p.Key()
+	g.asked[k] = true
 	took := false
 	for _, is := range g.islands {
 		if i := slices.IndexFunc(is.pending, func(q autotune.Point) bool { return q.Key() == k }); i >= 0 {
@@ -227,6 +230,7 @@ var (
 func (g *GA) Tell(p autotune.Point, r autotune.Result) {
 	f := r.Fitness()
 	g.fitness[p.Key()] = f
+	delete(g.asked, p.Key())
 	if !math.IsInf(f, 1) && (!g.hasBest || f < g.bestFit) {
 		g.best, g.bestFit, g.hasBest = p, f, true
 	}
@@ -240,13 +244,14 @@ func (g *GA) fit(p autotune.Point) float64 {
 	return math.Inf(1)
 }
 
-// unmeasured returns the distinct points of pop that were never measured.
+// unmeasured returns the distinct points of pop that were never measured
+// nor proposed.
 func (g *GA) unmeasured(pop []autotune.Point) []autotune.Point {
 	var out []autotune.Point
 	seen := map[string]bool{}
 	for _, p := range pop {
 		k := p.Key()
-		if _, ok := g.fitness[k]; ok || seen[k] {
+		if _, ok := g.fitness[k]; ok || g.asked[k] || seen[k] {
 			continue
 		}
 		seen[k] = true
@@ -263,7 +268,7 @@ func (g *GA) fresh(avoid map[string]bool) (autotune.Point, bool) {
 		if !ok {
 			return autotune.Point{}, false
 		}
-		if _, measured := g.fitness[p.Key()]; !measured && !avoid[p.Key()] {
+		if k := p.Key(); g.waiting(p) && !g.asked[k] && !avoid[k] {
 			return p, true
 		}
 	}
@@ -275,33 +280,31 @@ func (g *GA) start() {
 		return
 	}
 	g.started = true
-	for i := range g.set.Islands {
-		is := &island{}
+	for range g.set.Islands {
+		is := &island{pop: g.first()}
 		g.islands = append(g.islands, is)
 		g.queue = append(g.queue, is)
-		if i == 0 {
-			is.pop = g.first(g.set.Seeds)
-		} else {
-			is.pop = g.first(nil)
-		}
 		g.made(is)
 	}
 }
 
 // made counts island is's new generation and lists the points of it to
-// propose, the island now last to be measured.
+// propose, the island now last to be measured. An island with none whose
+// points were all measured is stalled: the space has no point left that
+// is not another island's.
 func (g *GA) made(is *island) {
 	g.gen++
 	is.pending = g.unmeasured(is.pop)
-	is.stalled = len(is.pending) == 0
+	is.stalled = len(is.pending) == 0 && !slices.ContainsFunc(is.pop, g.waiting)
 	g.queue = append(slices.DeleteFunc(g.queue, func(o *island) bool { return o == is }), is)
 }
 
-// first returns a first generation: the seeds, then random points.
-func (g *GA) first(seeds []autotune.Point) []autotune.Point {
+// first returns a first generation: the seeds, then random points (the
+// sampler draws each point once, over all islands).
+func (g *GA) first() []autotune.Point {
 	var pop []autotune.Point
 	in := map[string]bool{}
-	for _, s := range seeds {
+	for _, s := range g.set.Seeds {
 		if len(pop) == g.set.Population {
 			break
 		}

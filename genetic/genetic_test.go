@@ -99,7 +99,7 @@ func TestEveryPointOnce(t *testing.T) {
 	} {
 		space := table2(t, spec)
 		n := int(space.Size().Int64())
-		for _, set := range []genetic.Settings{{}, {Population: 5, Mutation: -1}, {Population: 50}} {
+		for _, set := range []genetic.Settings{{}, {Islands: 1}, {Population: 5, Mutation: -1}, {Population: 50}, {Islands: 3, Population: 7}} {
 			rep := runWith(t, space, 1, set, 0, simple)
 			seen := map[string]bool{}
 			for _, e := range rep.History {
