@@ -109,7 +109,7 @@ type GA struct {
 	sampler *autotune.Random // distinct random points: first generations, immigrants
 
 	islands []*island
-	queue   []*island          // the islands, the one whose generation was made first first
+	queue   []*island          // the islands in the order their generations were made: Next proposes from the first
 	fitness map[string]float64 // measured points, on any island: time, +Inf for failures
 	asked   map[string]bool    // points proposed whose results were not told yet
 	best    autotune.Point     // the fittest working point measured, if hasBest
