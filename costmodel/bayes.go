@@ -123,8 +123,8 @@ func (s BayesSettings) withDefaults() BayesSettings {
 // the point the plain loop would. On the Table 2 space of MATMUL 4096 on a
 // GPU (3.3e9 points) with a synthetic evaluator, the strategy's mean time
 // per evaluation on a loaded 2-core machine was, after 300 and after 1500
-// evaluations: bayes 15 and 22 ms, hybrid 7 and 13 ms (the largest 70 to
-// 210 ms, a round that chooses the grid again), measured by
+// evaluations: bayes 15 and 22 ms, hybrid 7 and 13 ms (the largest of one
+// evaluation 70 to 210 ms), measured by
 //
 //	go test ./optimizer -run '^$' -bench StrategyCost -benchtime 1x
 //
