@@ -168,6 +168,7 @@ type Worker struct {
 // the builder's binary).
 type prepped struct {
 	v    Variant
+	key  string // sourceKey(v.Source), computed once
 	bin  []byte
 	sent bool
 }
@@ -316,7 +317,7 @@ func (w *Worker) prepare(v Variant, first bool) {
 	if len(w.pending) >= w.set.Measure.ahead() {
 		w.pending = w.pending[1:]
 	}
-	w.pending = append(w.pending, prepped{v: v, sent: w.pool == nil})
+	w.pending = append(w.pending, prepped{v: v, key: sourceKey(v.Source), sent: w.pool == nil})
 	c := w.c
 	w.mu.Unlock()
 	if w.pool != nil {
@@ -378,17 +379,20 @@ func (w *Worker) Ready(v Variant) bool {
 		}
 	}
 	w.mu.Lock()
-	c, sent := w.c, w.pool == nil
+	c, sent, key := w.c, w.pool == nil, ""
 	for _, p := range w.pending {
 		if p.sent && sameVariant(p.v, v) {
-			sent = true
+			sent, key = true, p.key
 		}
 	}
 	w.mu.Unlock()
 	if c == nil || !sent {
 		return w.pool != nil
 	}
-	_, ok := c.built.Load(sourceKey(v.Source))
+	if key == "" {
+		key = sourceKey(v.Source)
+	}
+	_, ok := c.built.Load(key)
 	return ok
 }
 

@@ -67,6 +67,7 @@ func serve(in io.Reader, out io.Writer) int {
 	}
 	inject(req.Setup.Faults, atSetup, "")
 	if req.Setup.Role == roleBuild {
+		lowerPriority()
 		return serveBuilder(dec, enc, req.Setup)
 	}
 	rc := &receiver{r: br}
