@@ -2,5 +2,6 @@ package genetic
 
 import "github.com/hplopt/hplopt/autotune"
 
-// Population returns g's current generation, for the external tests.
-func Population(g *GA) []autotune.Point { return g.pop }
+// Population returns the current generation of g's island i (from 0), for
+// the external tests.
+func Population(g *GA, i int) []autotune.Point { return g.islands[i].pop }

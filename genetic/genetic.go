@@ -1,9 +1,21 @@
 // Package genetic is the paper's genetic-algorithm search strategy for
-// package autotune: a population of points evolved by tournament
+// package autotune: populations of points evolved by tournament
 // selection, uniform crossover, per-gene mutation and elitism, with the
 // fitness of a point being its measured time (lower is better; a failed
 // point has fitness +Inf and never wins a tournament against a working
 // one).
+//
+// The search keeps Settings.Islands populations, islands, each evolving
+// by itself, whose generations take turns: while one island's generation
+// is measured, the next generation of the island measured before it is
+// bred and offered as upcoming points (autotune.Lookahead), so that an
+// evaluator that builds ahead (autotune.Preparer) builds it meanwhile. A
+// single population would leave the device waiting at every generation's
+// end for the first build of the next, which cannot be bred before the
+// last result of its parents is known. The islands share what they
+// measured: a point is measured at most once over all of them, and when
+// an island breeds, the best point measured on any island joins its
+// elites (migration).
 //
 // Children are brought back into the search space with Space.Repair, so
 // every proposal satisfies the space's constraints. A point is measured at
@@ -24,8 +36,17 @@ var _ autotune.Strategy = (*GA)(nil)
 // Settings controls the genetic algorithm. The zero value gives the
 // defaults below.
 type Settings struct {
-	// Population is the number of individuals per generation. Default 20.
+	// Population is the number of individuals per generation of each
+	// island. Default 20.
 	Population int
+	// Islands is the number of populations that evolve side by side,
+	// their generations measured in turn (see the package doc). Each
+	// island's first generation holds the seeds (measured once, as the
+	// first island's), the rest of it drawn at random. When an island breeds,
+	// the best point measured on any island joins its elites, if it is
+	// not one of them and the population leaves room for a child beside
+	// the elites. 1 is the paper's single population. Default 2.
+	Islands int
 	// Tournament is the number of individuals drawn (with replacement) to
 	// select a parent; the fittest of them wins. Default 3.
 	Tournament int
@@ -44,15 +65,18 @@ type Settings struct {
 	// worst children when a generation would need no new measurement.
 	// Default Population/2 (at least 1).
 	Immigrants int
-	// Seeds are individuals of the first generation (for example the
-	// baseline setting), repaired into the space; the rest of it is drawn
-	// at random. Default none.
+	// Seeds are individuals of every island's first generation (for
+	// example the baseline setting), repaired into the space; the rest of
+	// it is drawn at random. Default none.
 	Seeds []autotune.Point
 }
 
 func (s Settings) withDefaults() Settings {
 	if s.Population <= 0 {
 		s.Population = 20
+	}
+	if s.Islands <= 0 {
+		s.Islands = 2
 	}
 	if s.Tournament <= 0 {
 		s.Tournament = 3
@@ -82,13 +106,25 @@ type GA struct {
 	space   *autotune.Space
 	r       *rand.Rand
 	set     Settings
-	sampler *autotune.Random // distinct random points: first generation, immigrants
+	sampler *autotune.Random // distinct random points: first generations, immigrants
 
-	pop     []autotune.Point   // current generation
-	pending []autotune.Point   // its points not yet proposed, in order
-	fitness map[string]float64 // measured points: time, +Inf for failures
-	gen     int
+	islands []*island
+	queue   []*island          // the islands in the order their generations were made: Next proposes from the first
+	fitness map[string]float64 // measured points, on any island: time, +Inf for failures
+	asked   map[string]bool    // points proposed whose results were not told yet
+	best    autotune.Point     // the fittest working point measured, if hasBest
+	bestFit float64
+	hasBest bool
+	gen     int // generations made, over all islands
+	started bool
 	done    bool
+}
+
+// island is one population of the search.
+type island struct {
+	pop     []autotune.Point // current generation
+	pending []autotune.Point // its points not yet proposed, in order
+	stalled bool             // its last breeding left nothing to measure
 }
 
 // New returns a genetic search of space drawing from r.
@@ -99,68 +135,90 @@ func New(space *autotune.Space, r *rand.Rand, set Settings) *GA {
 		set:     set.withDefaults(),
 		sampler: autotune.NewRandom(space, r),
 		fitness: map[string]float64{},
+		asked:   map[string]bool{},
 	}
 }
 
 // Name returns "genetic".
 func (*GA) Name() string { return "genetic" }
 
-// Generation returns the number of the current generation, from 1 (0
-// before the first proposal).
+// Generation returns the number of generations made so far, over all
+// islands, each island's first included (0 before the first proposal).
 func (g *GA) Generation() int { return g.gen }
 
-// Next returns the next individual of the current generation that was
-// never measured, breeding a new generation when the current one is done.
-// ok is false once every point of the space was measured.
+// Next returns the next individual never measured of the island whose
+// generation was made first among those with one left, breeding the next
+// generation of every island whose individuals were all measured. ok is
+// false once every point of the space was measured.
 func (g *GA) Next() (autotune.Point, bool) {
+	g.start()
 	for !g.done {
-		for len(g.pending) > 0 {
-			p := g.pending[0]
-			g.pending = g.pending[1:]
-			if _, seen := g.fitness[p.Key()]; !seen {
-				return p, true
+		g.breedMeasured()
+		for _, is := range g.queue {
+			for len(is.pending) > 0 {
+				p := is.pending[0]
+				is.pending = is.pending[1:]
+				if g.waiting(p) && !g.asked[p.Key()] {
+					g.Take(p)
+					return p, true
+				}
 			}
 		}
-		if g.gen == 0 {
-			g.first()
-		} else {
-			g.breed()
+		// Nothing left to propose: an island still waiting for results
+		// (Next called before Tell) breeds with them counted as
+		// failures; with none, the space was measured.
+		bred := false
+		for _, is := range slices.Clone(g.queue) {
+			if !is.stalled {
+				g.breed(is)
+				bred = true
+			}
 		}
-		g.gen++
-		g.pending = g.unmeasured(g.pop)
-		if len(g.pending) == 0 {
+		if !bred {
 			g.done = true
 		}
 	}
 	return autotune.Point{}, false
 }
 
-// Upcoming returns up to n individuals of the current generation that Next
-// will propose next (those never measured), without consuming them.
+// Upcoming returns up to n individuals never measured that Next will
+// propose next, without consuming them: those of the island whose
+// generation was made first, then the other islands', after breeding the
+// next generation of every island whose individuals were all measured (so
+// that an evaluator builds it while the other islands are measured).
 func (g *GA) Upcoming(n int) []autotune.Point {
+	g.start()
+	g.breedMeasured()
 	var out []autotune.Point
-	for _, p := range g.pending {
-		if len(out) == n {
-			break
-		}
-		if _, seen := g.fitness[p.Key()]; !seen {
-			out = append(out, p)
+	in := map[string]bool{}
+	for _, is := range g.queue {
+		for _, p := range is.pending {
+			if len(out) == n {
+				return out
+			}
+			k := p.Key()
+			if g.waiting(p) && !g.asked[k] && !in[k] {
+				in[k] = true
+				out = append(out, p)
+			}
 		}
 	}
 	return out
 }
 
-// Take removes p from the individuals of the current generation still to
-// be proposed, if it is one of them.
+// Take removes p from the individuals still to be proposed, on every
+// island, if it is one of them, as if Next had returned it.
 func (g *GA) Take(p autotune.Point) bool {
 	k := p.Key()
-	for i, q := range g.pending {
-		if q.Key() == k {
-			g.pending = append(g.pending[:i:i], g.pending[i+1:]...)
-			return true
+	g.asked[k] = true
+	took := false
+	for _, is := range g.islands {
+		if i := slices.IndexFunc(is.pending, func(q autotune.Point) bool { return q.Key() == k }); i >= 0 {
+			is.pending = slices.Delete(is.pending, i, i+1)
+			took = true
 		}
 	}
-	return false
+	return took
 }
 
 var (
@@ -170,7 +228,12 @@ var (
 
 // Tell records the result of p.
 func (g *GA) Tell(p autotune.Point, r autotune.Result) {
-	g.fitness[p.Key()] = r.Fitness()
+	f := r.Fitness()
+	g.fitness[p.Key()] = f
+	delete(g.asked, p.Key())
+	if !math.IsInf(f, 1) && (!g.hasBest || f < g.bestFit) {
+		g.best, g.bestFit, g.hasBest = p, f, true
+	}
 }
 
 // fit returns p's fitness, +Inf if it was not measured.
@@ -181,13 +244,14 @@ func (g *GA) fit(p autotune.Point) float64 {
 	return math.Inf(1)
 }
 
-// unmeasured returns the distinct points of pop that were never measured.
+// unmeasured returns the distinct points of pop that were never measured
+// nor proposed.
 func (g *GA) unmeasured(pop []autotune.Point) []autotune.Point {
 	var out []autotune.Point
 	seen := map[string]bool{}
 	for _, p := range pop {
 		k := p.Key()
-		if _, ok := g.fitness[k]; ok || seen[k] {
+		if _, ok := g.fitness[k]; ok || g.asked[k] || seen[k] {
 			continue
 		}
 		seen[k] = true
@@ -204,17 +268,44 @@ func (g *GA) fresh(avoid map[string]bool) (autotune.Point, bool) {
 		if !ok {
 			return autotune.Point{}, false
 		}
-		if _, measured := g.fitness[p.Key()]; !measured && !avoid[p.Key()] {
+		if k := p.Key(); g.waiting(p) && !g.asked[k] && !avoid[k] {
 			return p, true
 		}
 	}
 }
 
-// first makes the first generation: the seeds, then random points.
-func (g *GA) first() {
+// start makes the islands' first generations, once.
+func (g *GA) start() {
+	if g.started {
+		return
+	}
+	g.started = true
+	for range g.set.Islands {
+		is := &island{pop: g.first()}
+		g.islands = append(g.islands, is)
+		g.queue = append(g.queue, is)
+		g.made(is)
+	}
+}
+
+// made counts island is's new generation and lists the points of it to
+// propose, the island now last to be measured. An island with none whose
+// points were all measured is stalled: the space has no point left that
+// is not another island's.
+func (g *GA) made(is *island) {
+	g.gen++
+	is.pending = g.unmeasured(is.pop)
+	is.stalled = len(is.pending) == 0 && !slices.ContainsFunc(is.pop, g.waiting)
+	g.queue = append(slices.DeleteFunc(g.queue, func(o *island) bool { return o == is }), is)
+}
+
+// first returns a first generation: the seeds, then random points (the
+// sampler draws each point once, over all islands).
+func (g *GA) first() []autotune.Point {
+	var pop []autotune.Point
 	in := map[string]bool{}
 	for _, s := range g.set.Seeds {
-		if len(g.pop) == g.set.Population {
+		if len(pop) == g.set.Population {
 			break
 		}
 		p := g.space.Repair(s)
@@ -222,22 +313,41 @@ func (g *GA) first() {
 			continue
 		}
 		in[p.Key()] = true
-		g.pop = append(g.pop, p)
+		pop = append(pop, p)
 	}
-	for len(g.pop) < g.set.Population {
+	for len(pop) < g.set.Population {
 		p, ok := g.fresh(in)
 		if !ok {
 			break
 		}
 		in[p.Key()] = true
-		g.pop = append(g.pop, p)
+		pop = append(pop, p)
+	}
+	return pop
+}
+
+// breedMeasured breeds the next generation of every island whose
+// individuals were all measured, in the order of g.queue.
+func (g *GA) breedMeasured() {
+	for _, is := range slices.Clone(g.queue) {
+		if is.stalled || slices.ContainsFunc(is.pop, g.waiting) {
+			continue
+		}
+		g.breed(is)
 	}
 }
 
-// breed replaces the population with the next generation.
-func (g *GA) breed() {
-	old := g.pop
+// waiting reports whether p was not measured yet.
+func (g *GA) waiting(p autotune.Point) bool {
+	_, ok := g.fitness[p.Key()]
+	return !ok
+}
+
+// breed replaces is's population with its next generation.
+func (g *GA) breed(is *island) {
+	old := is.pop
 	if len(old) == 0 {
+		g.made(is)
 		return
 	}
 	// Rank by fitness; ties keep population order.
@@ -261,6 +371,10 @@ func (g *GA) breed() {
 			next = append(next, old[i])
 		}
 	}
+	// Migration: the best point of all islands joins the elites.
+	if len(g.islands) > 1 && g.hasBest && len(next) < g.set.Population-1 && !slices.ContainsFunc(next, g.best.Equal) {
+		next = append(next, g.best)
+	}
 	elite := len(next)
 	for len(next) < g.set.Population {
 		a := g.tournament(old)
@@ -273,7 +387,8 @@ func (g *GA) breed() {
 	if len(g.unmeasured(next)) == 0 {
 		g.immigrate(next, elite)
 	}
-	g.pop = next
+	is.pop = next
+	g.made(is)
 }
 
 // tournament returns the fittest of Tournament individuals drawn at random.

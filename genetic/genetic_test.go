@@ -99,7 +99,7 @@ func TestEveryPointOnce(t *testing.T) {
 	} {
 		space := table2(t, spec)
 		n := int(space.Size().Int64())
-		for _, set := range []genetic.Settings{{}, {Population: 5, Mutation: -1}, {Population: 50}} {
+		for _, set := range []genetic.Settings{{}, {Islands: 1}, {Population: 5, Mutation: -1}, {Population: 50}, {Islands: 3, Population: 7}} {
 			rep := runWith(t, space, 1, set, 0, simple)
 			seen := map[string]bool{}
 			for _, e := range rep.History {
@@ -146,8 +146,8 @@ func TestSeeds(t *testing.T) {
 	// uf=0 is outside the space: Repair makes it 1.
 	ga := genetic.New(space, autotune.NewRand(1), genetic.Settings{Seeds: []autotune.Point{base, base}})
 	p, ok := ga.Next()
-	if !ok || p.Key() != space.Repair(base).Key() || p.Get("uf") != 1 || ga.Generation() != 1 {
-		t.Errorf("first proposal %v, want the repaired seed", p)
+	if !ok || p.Key() != space.Repair(base).Key() || p.Get("uf") != 1 || ga.Generation() != 2 {
+		t.Errorf("first proposal %v (generation %d), want the repaired seed (both islands' first generations)", p, ga.Generation())
 	}
 	ga.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: 1})
 	for range 19 {
@@ -157,11 +157,15 @@ func TestSeeds(t *testing.T) {
 		}
 		ga.Tell(q, autotune.Result{Outcome: autotune.Wrong})
 	}
-	if _, ok := ga.Next(); !ok || ga.Generation() != 2 {
-		t.Errorf("second generation not bred")
+	// The first island was measured: the next proposal is the second
+	// island's, and the first island's second generation is bred.
+	q, ok := ga.Next()
+	if !ok || ga.Generation() != 3 || slices.ContainsFunc(genetic.Population(ga, 0), q.Equal) || !slices.ContainsFunc(genetic.Population(ga, 1), q.Equal) {
+		t.Errorf("after the first island's generation: generation %d, proposal %v not the second island's", ga.Generation(), q)
 	}
-	// The working seed is the only elite, kept in generation 2.
-	if !slices.ContainsFunc(genetic.Population(ga), p.Equal) {
+	// The working seed is the only elite, kept in the first island's
+	// second generation.
+	if !slices.ContainsFunc(genetic.Population(ga, 0), p.Equal) {
 		t.Errorf("elite lost")
 	}
 }

@@ -4,8 +4,8 @@ import "testing"
 
 func TestDefaults(t *testing.T) {
 	got := Settings{}.withDefaults()
-	want := Settings{Population: 20, Tournament: 3, Crossover: 0.9, Mutation: 0.1, Elite: 2, Immigrants: 10}
-	if !(got.Population == want.Population && got.Tournament == want.Tournament && got.Crossover == want.Crossover &&
+	want := Settings{Population: 20, Islands: 2, Tournament: 3, Crossover: 0.9, Mutation: 0.1, Elite: 2, Immigrants: 10}
+	if !(got.Population == want.Population && got.Islands == want.Islands && got.Tournament == want.Tournament && got.Crossover == want.Crossover &&
 		got.Mutation == want.Mutation && got.Elite == want.Elite && got.Immigrants == want.Immigrants) {
 		t.Errorf("defaults %+v, want %+v", got, want)
 	}

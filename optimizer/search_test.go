@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/genetic"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/opencl"
@@ -49,7 +50,10 @@ func (synthetic) Prepare(autotune.Point) {}
 // (space, seeds, registry, Tune: what Tune searches with) must keep
 // proposing the same points; these files were written before the wiring
 // moved here from package hpl, and the CPU genetic one again when the CPU
-// seeds gained wide work-groups of one point per work-item. The 40 random
+// seeds gained wide work-groups of one point per work-item, and both
+// genetic ones when the genetic search gained its second island (the
+// first 20 points, the first island's first generation, are those of the
+// single population before). The 40 random
 // and exhaustive points are those `hplopt tune matmul -d CPU --size tiny -e
 // 40 --seed 1` measured on PoCL.
 func TestSearchSequence(t *testing.T) {
@@ -191,19 +195,29 @@ func (f *fakeDevice) Measure(_ context.Context, v runner.Variant) autotune.Resul
 // TestReadyOrder: measuring the variants in the order their builds end
 // changes the order of measurement, not the search: the same points, in
 // the same order, with the same results, as measuring them in the order
-// proposed; each evaluation's Order says when it was measured.
+// proposed; each evaluation's Order says when it was measured. The
+// genetic search has one island here, whose every generation starts with
+// builds to wait for, which ready order shortens; with two (the default)
+// one island's next generation is built while the other's is measured,
+// and proposed order waits as little.
 func TestReadyOrder(t *testing.T) {
 	prob := matmulTiny(t)
-	run := func(o optimizer.Order) (*autotune.Report, *fakeDevice) {
+	run := func(o optimizer.Order, islands int) (*autotune.Report, *fakeDevice) {
 		dev := &fakeDevice{readyAt: map[string]int{}}
-		rep, err := optimizer.SearchOn(context.Background(), prob.Passes, optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o}, true, dev, 0)
+		set := optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o, Genetic: genetic.Settings{Islands: islands}}
+		rep, err := optimizer.SearchOn(context.Background(), prob.Passes, set, true, dev, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return rep, dev
 	}
-	proposed, pdev := run(optimizer.OrderProposed)
-	ready, rdev := run(optimizer.OrderReady)
+	proposed, pdev := run(optimizer.OrderProposed, 1)
+	ready, rdev := run(optimizer.OrderReady, 1)
+	_, idev := run(optimizer.OrderProposed, 2)
+	t.Logf("two islands, proposed order: clock %d ticks", idev.clock)
+	if idev.clock > rdev.clock {
+		t.Errorf("two islands in proposed order took %d ticks, one island in ready order %d: want no more", idev.clock, rdev.clock)
+	}
 	if len(ready.History) != len(proposed.History) {
 		t.Fatalf("%d evaluations in ready order, %d in proposed order", len(ready.History), len(proposed.History))
 	}

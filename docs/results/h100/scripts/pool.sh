@@ -42,7 +42,7 @@ import json, sys
 for f in sys.argv[1:]:
     j = json.load(open(f))
     r = j.get("report", j)
-    if not r:
+    if not r or "evaluations" not in r:
         print(f"{f}: no report ({j.get('error', '')})"); continue
     t, el = r.get("time", {}), r.get("elapsed_s", 0) or 0
     frac = lambda x: 100 * x / el if el else 0
