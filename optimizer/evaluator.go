@@ -97,7 +97,7 @@ func (e *evaluator) background() (stop func()) {
 		for {
 			select {
 			case m := <-e.gen:
-				e.fill(m)
+				e.fillSafe(m)
 				close(m.gen)
 				if m.err == nil {
 					e.w.Prepare(m.v)
@@ -126,6 +126,17 @@ func (e *evaluator) generate(pt autotune.Point) *made {
 	e.fill(m)
 	close(m.gen)
 	return m
+}
+
+// fillSafe is fill that makes a panic m's error: in the background
+// goroutine, Tune's recovery does not reach it.
+func (e *evaluator) fillSafe(m *made) {
+	defer func() {
+		if x := recover(); x != nil {
+			m.err = fmt.Errorf("optimizer: generating the variant of %s: %v", m.pt.Key(), x)
+		}
+	}()
+	e.fill(m)
 }
 
 // fill generates m's variant: the passes, then the OpenCL.
