@@ -3,6 +3,9 @@ package costmodel
 import (
 	"errors"
 	"math"
+	"runtime"
+	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -51,6 +54,19 @@ func dist(a, b []float64) float64 {
 // length scale and the noise of the largest marginal likelihood. It needs
 // at least 2 samples.
 func FitGP(x [][]float64, y []float64) (*GP, error) {
+	return fitGP(x, y, gpScales, gpNoises)
+}
+
+// refit fits a GP of g's length scale and noise to x and y: one
+// factorization instead of FitGP's grid.
+func (g *GP) refit(x [][]float64, y []float64) (*GP, error) {
+	return fitGP(x, y, []float64{g.scale}, []float64{g.noise})
+}
+
+// fitGP is FitGP over the given grid. The grid's length scales are fitted
+// in parallel (one goroutine per CPU), and the first point of the largest
+// likelihood in grid order is kept, as a loop over the grid would.
+func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
 	n := len(x)
 	if n < 2 || len(y) != n {
 		return nil, errors.New("costmodel: a GP needs at least 2 samples")
@@ -69,17 +85,27 @@ func FitGP(x [][]float64, y []float64) (*GP, error) {
 			d[i*n+j] = dist(x[i], x[j])
 		}
 	}
-	var best *GP
-	bestLML := math.Inf(-1)
-	k := mat.NewSymDense(n, nil)
-	var chol mat.Cholesky
-	for _, s := range gpScales {
-		for _, noise := range gpNoises {
+	type cand struct {
+		ok  bool
+		lml float64
+		gp  *GP
+	}
+	grid := len(scales) * len(noises)
+	cands := make([]cand, grid)
+	parallel(len(scales), func(lo, hi int) {
+		k := mat.NewSymDense(n, nil)
+		var chol mat.Cholesky
+		for g := lo * len(noises); g < hi*len(noises); g++ {
+			s, noise := scales[g/len(noises)], noises[g%len(noises)]
+			if g%len(noises) == 0 {
+				for i := range n {
+					for j := range i {
+						k.SetSym(i, j, matern52(d[i*n+j], s))
+					}
+				}
+			}
 			for i := range n {
 				k.SetSym(i, i, 1+noise)
-				for j := range i {
-					k.SetSym(i, j, matern52(d[i*n+j], s))
-				}
 			}
 			if !chol.Factorize(k) {
 				continue
@@ -93,23 +119,53 @@ func FitGP(x [][]float64, y []float64) (*GP, error) {
 			quad := mat.Dot(alpha, mat.NewVecDense(n, yc))
 			sig2 := max(quad/float64(n), 1e-12)
 			lml := -float64(n)/2*math.Log(sig2) - chol.LogDet()/2
-			if lml > bestLML {
-				var lt mat.TriDense
-				chol.LTo(&lt)
-				raw := lt.RawTriangular()
-				l := make([]float64, n*n)
-				for i := range n {
-					copy(l[i*n:i*n+i+1], raw.Data[i*raw.Stride:i*raw.Stride+i+1])
-				}
-				bestLML = lml
-				best = &GP{x: x, mean: mean, alpha: append([]float64(nil), alpha.RawVector().Data...), l: l, n: n, scale: s, sig2: sig2, noise: noise}
+			var lt mat.TriDense
+			chol.LTo(&lt)
+			raw := lt.RawTriangular()
+			l := make([]float64, n*n)
+			for i := range n {
+				copy(l[i*n:i*n+i+1], raw.Data[i*raw.Stride:i*raw.Stride+i+1])
 			}
+			cands[g] = cand{true, lml, &GP{x: x, mean: mean, alpha: alpha.RawVector().Data, l: l, n: n, scale: s, sig2: sig2, noise: noise}}
+		}
+	})
+	var best *GP
+	bestLML := math.Inf(-1)
+	for _, c := range cands {
+		if c.ok && c.lml > bestLML {
+			bestLML, best = c.lml, c.gp
 		}
 	}
 	if best == nil {
 		return nil, errors.New("costmodel: no covariance of the grid factorizes")
 	}
 	return best, nil
+}
+
+// workers is the number of goroutines parallel uses (tests vary it: the
+// results never depend on it).
+var workers = runtime.NumCPU()
+
+// parallel calls f on consecutive parts [lo, hi) of [0, n), one goroutine
+// per worker, and returns when all are done.
+func parallel(n int, f func(lo, hi int)) {
+	w := min(workers, n)
+	if w <= 1 {
+		if n > 0 {
+			f(0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range w {
+		lo, hi := i*n/w, (i+1)*n/w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // Predict returns the predicted mean and standard deviation (of the
@@ -137,4 +193,128 @@ func (g *GP) Predict(x []float64, k []float64) (mean, sd float64) {
 		vv += k[i] * k[i]
 	}
 	return mean, math.Sqrt(g.sig2 * max(1-vv, 1e-12))
+}
+
+// argmaxEI returns the index of the first of xs (skipping those taken)
+// of the largest expected improvement over best, and its predicted mean;
+// -1 when none has one. It is the loop over xs calling Predict, made
+// cheaper without changing its answer: the means and an upper bound of
+// each point's expected improvement are computed first (in parallel), and
+// Predict's variance, O(n²) a point, only for the points in decreasing
+// order of that bound while the bound can still beat the best found.
+//
+// The bound: the variance is sig2 (1 - k'K⁻¹k), and k'K⁻¹k is at least
+// kᵢ²/Kᵢᵢ for every sample i, so the standard deviation is at most
+// sqrt(sig2 (1 - maxᵢ kᵢ²/(1+noise))); expected improvement grows with it.
+func (g *GP) argmaxEI(xs [][]float64, taken []bool, best float64) (pick int, mean float64) {
+	ub := make([]float64, len(xs))
+	parallel(len(xs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if taken[i] {
+				ub[i] = math.Inf(-1)
+				continue
+			}
+			m, kmax := g.mean, 0.0
+			for j, xj := range g.x {
+				k := matern52(dist(xs[i], xj), g.scale)
+				m += k * g.alpha[j]
+				kmax = max(kmax, k*k)
+			}
+			sd := math.Sqrt(g.sig2*max(1-kmax/(1+g.noise), 1e-12)) * (1 + 1e-6)
+			ub[i] = expectedImprovement(best, m, sd)
+			if math.IsNaN(ub[i]) {
+				ub[i] = math.Inf(1)
+			}
+		}
+	})
+	order := make([]int, 0, len(xs))
+	for i := range xs {
+		if !taken[i] {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmpFloat(ub[j], ub[i]) })
+	pick, pickEI := -1, math.Inf(-1)
+	chunk := 4 * workers
+	ei := make([]float64, chunk)
+	ms := make([]float64, chunk)
+	for start := 0; start < len(order); start += chunk {
+		// A point whose bound is below the best found cannot be picked
+		// (the margin covers rounding).
+		if pick >= 0 && ub[order[start]] < pickEI-1e-9*math.Abs(pickEI) {
+			break
+		}
+		part := order[start:min(start+chunk, len(order))]
+		parallel(len(part), func(lo, hi int) {
+			k := make([]float64, g.n)
+			for c := lo; c < hi; c++ {
+				m, sd := g.Predict(xs[part[c]], k)
+				ms[c], ei[c] = m, expectedImprovement(best, m, sd)
+			}
+		})
+		for c, i := range part {
+			if ei[c] > pickEI || ei[c] == pickEI && i < pick {
+				pick, pickEI, mean = i, ei[c], ms[c]
+			}
+		}
+	}
+	return pick, mean
+}
+
+// extend returns the GP of g's length scale and noise fitted to x and y,
+// g's samples followed by one more: the Cholesky factor grows by a row,
+// O(n²), instead of being computed anew, O(n³). It is refit up to
+// rounding (the factor's new row is solved for, not factorized), and
+// falls back on refit when the new row is not positive.
+func (g *GP) extend(x [][]float64, y []float64) (*GP, error) {
+	n := g.n + 1
+	if len(x) != n || len(y) != n {
+		return g.refit(x, y)
+	}
+	l := make([]float64, n*n)
+	for i := range g.n {
+		copy(l[i*n:i*n+i+1], g.l[i*g.n:i*g.n+i+1])
+	}
+	// The new row z solves L z = k; its diagonal is sqrt(1+noise - z'z).
+	row := l[g.n*n:]
+	zz := 0.0
+	for i := range g.n {
+		s := matern52(dist(x[g.n], x[i]), g.scale)
+		for j := range i {
+			s -= l[i*n+j] * row[j]
+		}
+		row[i] = s / l[i*n+i]
+		zz += row[i] * row[i]
+	}
+	d := 1 + g.noise - zz
+	if !(d > 0) {
+		return g.refit(x, y)
+	}
+	row[g.n] = math.Sqrt(d)
+	mean := 0.0
+	for _, v := range y {
+		mean += v / float64(n)
+	}
+	// alpha = K⁻¹(y - mean) = L'⁻¹ L⁻¹ (y - mean).
+	yc := make([]float64, n)
+	w := make([]float64, n)
+	for i, v := range y {
+		yc[i] = v - mean
+		s := yc[i]
+		for j := range i {
+			s -= l[i*n+j] * w[j]
+		}
+		w[i] = s / l[i*n+i]
+	}
+	alpha := make([]float64, n)
+	quad := 0.0
+	for i := n - 1; i >= 0; i-- {
+		s := w[i]
+		for j := i + 1; j < n; j++ {
+			s -= l[j*n+i] * alpha[j]
+		}
+		alpha[i] = s / l[i*n+i]
+		quad += alpha[i] * yc[i]
+	}
+	return &GP{x: x, mean: mean, alpha: alpha, l: l, n: n, scale: g.scale, sig2: max(quad/float64(n), 1e-12), noise: g.noise}, nil
 }

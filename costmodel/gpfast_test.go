@@ -1,0 +1,160 @@
+package costmodel
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/hplopt/hplopt/autotune"
+)
+
+// argmaxEI picks what the plain loop over Predict picks: the first point of
+// the largest expected improvement, with its mean, whatever the number of
+// workers and the points already taken.
+func TestArgmaxEIIsPlainLoop(t *testing.T) {
+	defer func(w int) { workers = w }(workers)
+	r := autotune.NewRand(7)
+	for trial := range 30 {
+		dim, n, m := 2+trial%5, 5+trial*7, 50+trial*31
+		var x, cand [][]float64
+		var y []float64
+		for range n {
+			v := make([]float64, dim)
+			for k := range v {
+				v[k] = r.Float64()
+			}
+			x, y = append(x, v), append(y, math.Sin(3*v[0])+v[1]*v[1]+0.1*r.Float64())
+		}
+		for i := range m {
+			v := make([]float64, dim)
+			for k := range v {
+				v[k] = r.Float64() * 1.2
+			}
+			if i%9 == 0 { // a sample again: no improvement expected
+				copy(v, x[i%n])
+			}
+			cand = append(cand, v)
+		}
+		gp, err := FitGP(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken := make([]bool, m)
+		for i := range taken {
+			taken[i] = r.IntN(5) == 0
+		}
+		best := y[0]
+		for _, v := range y {
+			best = min(best, v)
+		}
+		best -= 0.01 * float64(trial%3)
+		want, wantEI, wantMean := -1, math.Inf(-1), 0.0
+		for i, c := range cand {
+			if taken[i] {
+				continue
+			}
+			mean, sd := gp.Predict(c, nil)
+			if ei := expectedImprovement(best, mean, sd); ei > wantEI {
+				want, wantEI, wantMean = i, ei, mean
+			}
+		}
+		for _, w := range []int{1, 2, 3, 8} {
+			workers = w
+			got, mean := gp.argmaxEI(cand, taken, best)
+			if got != want || mean != wantMean {
+				t.Errorf("trial %d, %d workers: pick %d (mean %v), want %d (mean %v)", trial, w, got, mean, want, wantMean)
+			}
+		}
+	}
+}
+
+// refit keeps the length scale and the noise and fits the new samples as
+// FitGP does when its grid holds only them.
+func TestGPRefit(t *testing.T) {
+	x := [][]float64{{0}, {0.3}, {0.5}, {0.9}}
+	y := []float64{1, 0.2, 0.4, 1.5}
+	gp, err := FitGP(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x2, y2 := append(x, []float64{0.7}), append(y, 0.9)
+	re, err := gp.refit(x2, y2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.scale != gp.scale || re.noise != gp.noise || re.n != 5 {
+		t.Errorf("refit: scale %v noise %v n %d, want %v %v 5", re.scale, re.noise, re.n, gp.scale, gp.noise)
+	}
+	if m, _ := re.Predict([]float64{0.7}, nil); math.Abs(m-0.9) > 0.2 {
+		t.Errorf("refit predicts %.3f at a new sample of 0.9", m)
+	}
+}
+
+// A search is the same whatever the number of workers, also beyond
+// MaxTrain/2 results, where the length scale and noise are chosen from the
+// grid only every Refit results.
+func TestBayesWorkersDeterministic(t *testing.T) {
+	defer func(w int) { workers = w }(workers)
+	s := gridSpace(t)
+	run := func(w int, set BayesSettings) []autotune.Eval {
+		workers = w
+		b := NewBayes(s, autotune.NewRand(5), set)
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 70}, s, b, autotune.EvaluatorFunc(gridTime))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.History
+	}
+	for _, set := range []BayesSettings{
+		{MaxTrain: 30, Refit: 7},
+		{MaxTrain: 30, Refit: 7, Batch: 4, Local: 3, LocalBest: 2},
+	} {
+		want := run(1, set)
+		for _, w := range []int{2, 5} {
+			got := run(w, set)
+			if len(got) != len(want) {
+				t.Fatalf("%+v, %d workers: %d evaluations, want %d", set, w, len(got), len(want))
+			}
+			for i := range got {
+				if !got[i].Point.Equal(want[i].Point) {
+					t.Errorf("%+v, %d workers: evaluation %d is %v, want %v", set, w, i, got[i].Point, want[i].Point)
+					break
+				}
+			}
+		}
+	}
+}
+
+// extend gives the GP refit gives, up to rounding.
+func TestGPExtend(t *testing.T) {
+	r := autotune.NewRand(3)
+	var x [][]float64
+	var y []float64
+	for range 60 {
+		v := []float64{r.Float64(), r.Float64(), r.Float64()}
+		x, y = append(x, v), append(y, math.Cos(4*v[0])+v[1]-v[2]*v[2])
+	}
+	gp, err := FitGP(x[:59], y[:59])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := gp.extend(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := gp.refit(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ext.sig2-re.sig2) > 1e-9*re.sig2 {
+		t.Errorf("extend: signal variance %v, refit %v", ext.sig2, re.sig2)
+	}
+	for range 50 {
+		v := []float64{r.Float64(), r.Float64(), r.Float64()}
+		m1, s1 := ext.Predict(v, nil)
+		m2, s2 := re.Predict(v, nil)
+		if math.Abs(m1-m2) > 1e-6 || math.Abs(s1-s2) > 1e-6 {
+			t.Errorf("at %v: extend %v ± %v, refit %v ± %v", v, m1, s1, m2, s2)
+		}
+	}
+}
