@@ -39,9 +39,9 @@ type evaluator struct {
 	prob     *transforms.Problem
 	toParams func(autotune.Point) transforms.Params
 	w        measurer
-	ready    bool            // OrderReady
-	made     map[string]made // generated variants not yet evaluated, by point
-	ahead    []string        // keys of made, in the order they were prepared
+	ready    bool             // OrderReady
+	made     map[string]*made // variants prepared and not yet evaluated, by point
+	ahead    []string         // keys of made, in the order they were prepared
 	done     map[string]autotune.Result
 	measured map[string][2]time.Time // when the results in done were measured
 	last     [2]time.Time            // when the result Evaluate returned last was measured
@@ -50,42 +50,108 @@ type evaluator struct {
 	base     float64                 // the single-point kernel's time, ms; 0: unknown
 	slow     float64                 // Settings.SlowLimit with its default; 0: none
 	order    int                     // evaluations carried out so far
+	// gen, when not nil, takes the prepared points to the goroutine that
+	// generates their variants (background); nil: Prepare generates.
+	gen chan *made
 }
 
+// made is a point's variant, generated once gen is closed.
 type made struct {
 	pt  autotune.Point
 	v   runner.Variant
 	err error
+	gen chan struct{}
+}
+
+// generated reports whether m's variant is generated.
+func (m *made) generated() bool {
+	select {
+	case <-m.gen:
+		return true
+	default:
+		return false
+	}
 }
 
 // newEvaluator makes the evaluator of prob's points on w; base is the
 // single-point kernel's time in ms (0: unknown), slow the limit
 // (Settings.slowLimit) on a variant's first launch relative to it.
 func newEvaluator(prob *transforms.Problem, toParams func(autotune.Point) transforms.Params, w measurer, ready bool, keep int, base, slow float64) *evaluator {
-	return &evaluator{prob: prob, toParams: toParams, w: w, ready: ready, made: map[string]made{}, done: map[string]autotune.Result{},
+	return &evaluator{prob: prob, toParams: toParams, w: w, ready: ready, made: map[string]*made{}, done: map[string]autotune.Result{},
 		measured: map[string][2]time.Time{}, keep: keep, best: base, base: base, slow: slow}
 }
 
-// generate returns pt's variant, made by Prepare or now; it forgets it.
-func (e *evaluator) generate(pt autotune.Point) made {
+// background makes the evaluator generate the prepared points' variants
+// in a goroutine, one after another in the order prepared, and give them
+// to the measurer from there (which must then be safe for concurrent use,
+// as a *runner.Worker is): the passes and the printer (about a millisecond
+// of CPU for a MATMUL variant) then run while the variants before are
+// measured, not between two measurements. The variants, the points
+// evaluated and their results are those of a synchronous evaluator. stop
+// ends the goroutine; call it before the measurer is closed.
+func (e *evaluator) background() (stop func()) {
+	e.gen = make(chan *made, e.keep)
+	quit, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			select {
+			case m := <-e.gen:
+				e.fillSafe(m)
+				close(m.gen)
+				if m.err == nil {
+					e.w.Prepare(m.v)
+				}
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-ended
+	}
+}
+
+// generate returns pt's variant, made by Prepare (once its generation
+// ends) or now; it forgets it.
+func (e *evaluator) generate(pt autotune.Point) *made {
 	k := pt.Key()
 	if m, ok := e.made[k]; ok {
 		e.forget(k)
+		<-m.gen
 		return m
 	}
-	m := made{pt: pt}
-	v, err := transforms.Apply(e.prob, e.toParams(pt))
+	m := &made{pt: pt, gen: make(chan struct{})}
+	e.fill(m)
+	close(m.gen)
+	return m
+}
+
+// fillSafe is fill that makes a panic m's error: in the background
+// goroutine, Tune's recovery does not reach it.
+func (e *evaluator) fillSafe(m *made) {
+	defer func() {
+		if x := recover(); x != nil {
+			m.err = fmt.Errorf("optimizer: generating the variant of %s: %v", m.pt.Key(), x)
+		}
+	}()
+	e.fill(m)
+}
+
+// fill generates m's variant: the passes, then the OpenCL.
+func (e *evaluator) fill(m *made) {
+	v, err := transforms.Apply(e.prob, e.toParams(m.pt))
 	if err != nil {
 		m.err = err
-		return m
+		return
 	}
 	src, err := codegen.Source(v.Kernel)
 	if err != nil {
 		m.err = err
-		return m
+		return
 	}
 	m.v = runner.Variant{Source: src, KernelName: v.Kernel.Name, Global: v.Global, Local: v.Local}
-	return m
 }
 
 func (e *evaluator) forget(k string) {
@@ -93,7 +159,8 @@ func (e *evaluator) forget(k string) {
 	e.ahead = slices.DeleteFunc(e.ahead, func(s string) bool { return s == k })
 }
 
-// Prepare generates pt's variant and has the worker build it ahead.
+// Prepare generates pt's variant and has the worker build it ahead; with
+// a background generator, it only hands pt to it.
 func (e *evaluator) Prepare(pt autotune.Point) {
 	k := pt.Key()
 	if _, ok := e.made[k]; ok {
@@ -102,12 +169,18 @@ func (e *evaluator) Prepare(pt autotune.Point) {
 	if _, ok := e.done[k]; ok {
 		return
 	}
-	m := e.generate(pt)
 	for len(e.ahead) >= e.keep {
 		e.forget(e.ahead[0])
 	}
+	m := &made{pt: pt, gen: make(chan struct{})}
 	e.made[k] = m
 	e.ahead = append(e.ahead, k)
+	if e.gen != nil {
+		e.gen <- m
+		return
+	}
+	e.fill(m)
+	close(m.gen)
 	if m.err == nil {
 		e.w.Prepare(m.v)
 	}
@@ -121,7 +194,7 @@ func (e *evaluator) Ready(pt autotune.Point) bool {
 		return true
 	}
 	m, ok := e.made[pt.Key()]
-	if !ok {
+	if !ok || !m.generated() {
 		return false
 	}
 	return m.err != nil || e.w.Ready(m.v)
@@ -172,7 +245,7 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 		}
 		vs := []runner.Variant{m.v}
 		for _, k := range e.ahead {
-			if q := e.made[k]; q.err == nil {
+			if q := e.made[k]; q.generated() && q.err == nil {
 				vs = append(vs, q.v)
 			}
 		}
@@ -189,13 +262,13 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 }
 
 // readyAhead returns the first prepared point whose variant is built.
-func (e *evaluator) readyAhead() (made, bool) {
+func (e *evaluator) readyAhead() (*made, bool) {
 	for _, k := range e.ahead {
-		if q := e.made[k]; q.err == nil && e.w.Ready(q.v) {
+		if q := e.made[k]; q.generated() && q.err == nil && e.w.Ready(q.v) {
 			return q, true
 		}
 	}
-	return made{}, false
+	return nil, false
 }
 
 // measure measures v: it is timed once if it is four times slower than

@@ -53,3 +53,17 @@ func NewSpace(ps *transforms.Problem, fixed map[transforms.Name]int) (*autotune.
 	}
 	return s.space, nil
 }
+
+// SearchOnBackground is SearchOn with the evaluator's background
+// generator, as Tune runs it; m must be safe for concurrent use.
+func SearchOnBackground(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool, m Measurer, base float64) (*autotune.Report, error) {
+	set = set.withDefaults()
+	s, err := newSearch(ps, set, cpu)
+	if err != nil {
+		return nil, err
+	}
+	ev := newEvaluator(ps, s.toParams, m, set.Order == OrderReady, 2*set.builds()+4, base, set.slowLimit())
+	stop := ev.background()
+	defer stop()
+	return s.run(ctx, set, ev, set.Time)
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,7 +94,7 @@ func matmulTiny(t *testing.T) *optimizer.Problem {
 // problemOf is the problem of benchmark name at its tiny size, on a
 // device with fixed limits (PoCL's), so that the space does not depend on
 // the machine; only the scalars of the data are read. No device is used.
-func problemOf(t *testing.T, name string) *optimizer.Problem {
+func problemOf(t testing.TB, name string) *optimizer.Problem {
 	t.Helper()
 	b, err := kernels.Find(name)
 	if err != nil {
@@ -107,13 +108,13 @@ func problemOf(t *testing.T, name string) *optimizer.Problem {
 }
 
 // problemFor is problemOf for kernel k on args over domain.
-func problemFor(t *testing.T, kernel *hpl.Kernel, domain []int, args []any) *optimizer.Problem {
+func problemFor(t testing.TB, kernel *hpl.Kernel, domain []int, args []any) *optimizer.Problem {
 	t.Helper()
 	return problemOn(t, kernel, domain, args, &opencl.Device{MaxWorkGroupSize: 4096, MaxWorkItemSizes: []int{4096, 4096, 4096}, LocalMemSize: 1 << 20})
 }
 
 // problemOn is problemFor on a device with dev's limits.
-func problemOn(t *testing.T, kernel *hpl.Kernel, domain []int, args []any, dev *opencl.Device) *optimizer.Problem {
+func problemOn(t testing.TB, kernel *hpl.Kernel, domain []int, args []any, dev *opencl.Device) *optimizer.Problem {
 	t.Helper()
 	k, err := hpl.Specialize(kernel, args...)
 	if err != nil {
@@ -242,6 +243,65 @@ func TestReadyOrder(t *testing.T) {
 	t.Logf("%d of %d evaluations measured out of proposal order; clock %d ticks in ready order, %d in proposed order", outOfOrder, len(ready.History), rdev.clock, pdev.clock)
 	if rdev.clock >= pdev.clock {
 		t.Errorf("ready order took %d ticks, proposed order %d: want fewer (less waiting for builds)", rdev.clock, pdev.clock)
+	}
+}
+
+// lockedDevice is fakeDevice made safe for concurrent use.
+type lockedDevice struct {
+	mu sync.Mutex
+	f  fakeDevice
+}
+
+func (d *lockedDevice) Prepare(v runner.Variant) { d.mu.Lock(); defer d.mu.Unlock(); d.f.Prepare(v) }
+func (d *lockedDevice) PrepareFirst(v runner.Variant) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.f.PrepareFirst(v)
+}
+func (d *lockedDevice) Ready(v runner.Variant) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.f.Ready(v)
+}
+func (d *lockedDevice) WaitReady(ctx context.Context, vs []runner.Variant) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.f.WaitReady(ctx, vs)
+}
+func (d *lockedDevice) Measure(ctx context.Context, v runner.Variant) autotune.Result {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.f.Measure(ctx, v)
+}
+
+// TestBackgroundGeneration: generating the variants in the background, as
+// Tune does, evaluates the same points with the same results as
+// generating them when prepared, in either order of measurement; in ready
+// order the order of measurement may differ (it follows the builds).
+func TestBackgroundGeneration(t *testing.T) {
+	prob := matmulTiny(t)
+	for _, o := range []optimizer.Order{optimizer.OrderProposed, optimizer.OrderReady} {
+		set := optimizer.Settings{Seed: 1, Evals: 80, Builders: 4, Order: o}
+		want, err := optimizer.SearchOn(context.Background(), prob.Passes, set, true, &fakeDevice{readyAt: map[string]int{}}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := optimizer.SearchOnBackground(context.Background(), prob.Passes, set, true, &lockedDevice{f: fakeDevice{readyAt: map[string]int{}}}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.History) != len(want.History) {
+			t.Fatalf("order %v: %d evaluations in the background, %d without", o, len(got.History), len(want.History))
+		}
+		for i, e := range got.History {
+			w := want.History[i]
+			if e.Point.Key() != w.Point.Key() || e.Result.Outcome != w.Result.Outcome || e.Result.Ms != w.Result.Ms {
+				t.Fatalf("order %v, evaluation %d: %s %v %v in the background, %s %v %v without", o, i, e.Point.Key(), e.Result.Outcome, e.Result.Ms, w.Point.Key(), w.Result.Outcome, w.Result.Ms)
+			}
+			if o == optimizer.OrderProposed && e.Result.Order != i+1 {
+				t.Errorf("proposed order: evaluation %d has Order %d", i, e.Result.Order)
+			}
+		}
 	}
 }
 

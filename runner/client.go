@@ -109,6 +109,10 @@ type WorkerSettings struct {
 	// faults are failures the worker makes on purpose, for tests only
 	// (export_test.go).
 	faults []fault
+	// binaries makes the builders hand back binaries on a device that
+	// compiles at launch too (PoCL), for tests only: the measuring worker
+	// then makes its programs from them, as on a GPU.
+	binaries bool
 }
 
 func (s *WorkerSettings) timeout() time.Duration { return orDefault(s.Timeout, 10*time.Second) }
@@ -157,10 +161,14 @@ type Worker struct {
 	hasRef   bool
 	lazy     bool // the device compiles at launch
 	restarts int
-	spawned  int       // measuring children started
-	pending  []prepped // prepared and not yet measured, resent to a new child
-	changed  chan struct{}
-	closed   bool
+	spawned  int // measuring children started
+	// heldBinaries counts the measure requests sent without the binary,
+	// the worker process having been sent it ahead; resentBinaries those
+	// sent again with it, the process having dropped the program.
+	heldBinaries, resentBinaries int
+	pending                      []prepped // prepared and not yet measured, resent to a new child
+	changed                      chan struct{}
+	closed                       bool
 }
 
 // prepped is a variant given to Prepare; with a pool, sent is set once its
@@ -168,8 +176,10 @@ type Worker struct {
 // the builder's binary).
 type prepped struct {
 	v    Variant
+	key  string // sourceKey(v.Source), computed once
 	bin  []byte
 	sent bool
+	to   *child // the measuring worker process that was sent bin
 }
 
 // StartWorker starts a worker process measuring on set.Device with the
@@ -222,7 +232,7 @@ func StartWorker(ctx context.Context, p *Problem, ref *Variant, set WorkerSettin
 	if set.Builders >= 0 {
 		// The builders start while the measuring worker times the
 		// reference; they wait for the device's key before building.
-		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: w.setup.Args, Measure: set.Measure, SharedCache: true,
+		bset := wireSetup{Role: roleBuild, Device: set.Device, Args: w.setup.Args, Measure: set.Measure, SharedCache: !set.binaries,
 			Faults: slices.DeleteFunc(slices.Clone(set.faults), func(f fault) bool { return !f.Builder })}
 		n := set.Builders
 		if n == 0 {
@@ -316,7 +326,7 @@ func (w *Worker) prepare(v Variant, first bool) {
 	if len(w.pending) >= w.set.Measure.ahead() {
 		w.pending = w.pending[1:]
 	}
-	w.pending = append(w.pending, prepped{v: v, sent: w.pool == nil})
+	w.pending = append(w.pending, prepped{v: v, key: sourceKey(v.Source), sent: w.pool == nil})
 	c := w.c
 	w.mu.Unlock()
 	if w.pool != nil {
@@ -344,9 +354,26 @@ func (w *Worker) built(j *buildJob) {
 	c := w.c
 	w.mu.Unlock()
 	if send != nil && c != nil {
-		c.send(wireRequest{Op: opPrepare, Variant: send.v, Binary: send.bin})
+		v, bin := send.v, send.bin
+		c.send(wireRequest{Op: opPrepare, Variant: v, Binary: bin})
+		w.sentTo(v, bin, c)
 	}
 	w.signal()
+}
+
+// sentTo notes that c was sent bin, v's binary: v's measure request to c
+// need not carry it again.
+func (w *Worker) sentTo(v Variant, bin []byte, c *child) {
+	if bin == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range w.pending {
+		if p := &w.pending[i]; p.sent && sameVariant(p.v, v) {
+			p.to = c
+		}
+	}
 }
 
 // signal tells WaitReady that something became ready.
@@ -378,17 +405,20 @@ func (w *Worker) Ready(v Variant) bool {
 		}
 	}
 	w.mu.Lock()
-	c, sent := w.c, w.pool == nil
+	c, sent, key := w.c, w.pool == nil, ""
 	for _, p := range w.pending {
 		if p.sent && sameVariant(p.v, v) {
-			sent = true
+			sent, key = true, p.key
 		}
 	}
 	w.mu.Unlock()
 	if c == nil || !sent {
 		return w.pool != nil
 	}
-	_, ok := c.built.Load(sourceKey(v.Source))
+	if key == "" {
+		key = sourceKey(v.Source)
+	}
+	_, ok := c.built.Load(key)
 	return ok
 }
 
@@ -445,9 +475,13 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s not measured: %v", v.KernelName, err)}
 	}
 	start := time.Now()
+	var held *child // the worker process that has v's program from its binary
 	w.mu.Lock()
 	for i, p := range w.pending {
 		if sameVariant(p.v, v) {
+			if p.sent && p.bin != nil {
+				held = p.to
+			}
 			w.pending = append(w.pending[:i:i], w.pending[i+1:]...)
 			break
 		}
@@ -474,12 +508,12 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 		bin, warm = j.bin, j.warm
 	}
 	waited := time.Since(start)
-	res, crash := w.measureOnce(ctx, v, bin, warm)
+	res, crash := w.measureOnce(ctx, v, bin, warm, held)
 	if crash != "" {
 		// Killed from outside, perhaps: once more in a new worker before
 		// the variant is blamed.
 		var again string
-		if res, again = w.measureOnce(ctx, v, bin, warm); again != "" {
+		if res, again = w.measureOnce(ctx, v, bin, warm, nil); again != "" {
 			res.Err = fmt.Errorf("runner: worker crashed measuring %s, twice (each time in a new worker): %s", v.KernelName, again)
 		}
 	}
@@ -489,9 +523,11 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 
 // measureOnce measures v in the current child (a new one if there is
 // none), making its program from bin if it is not nil; warm says that bin
-// holds the code of v's first launch. crash, when not empty, says how the
-// child died while it measured (res is then a Launch failure).
-func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bool) (res autotune.Result, crash string) {
+// holds the code of v's first launch. When the child is held, which was
+// sent bin with v's prepare request, the measure request does not carry
+// bin again unless the child asks for it. crash, when not empty, says how
+// the child died while it measured (res is then a Launch failure).
+func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bool, held *child) (res autotune.Result, crash string) {
 	w.mu.Lock()
 	c := w.c
 	w.mu.Unlock()
@@ -514,9 +550,24 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 		// child keeps no copy.
 		c.sendArrays(w.prob.Args, nil, true)
 	}
-	c.send(wireRequest{Op: opMeasure, Variant: v, Binary: bin})
+	req := wireRequest{Op: opMeasure, Variant: v, Binary: bin}
+	if bin != nil && c == held {
+		req.Binary, req.Held = nil, true
+		w.mu.Lock()
+		w.heldBinaries++
+		w.mu.Unlock()
+	}
+	c.send(req)
 	limit := w.set.compileTimeout()
 	r, st := c.await(ctx, limit)
+	if st == gotAnswer && r.Op == opNeedBinary {
+		w.mu.Lock()
+		w.resentBinaries++
+		w.mu.Unlock()
+		req.Binary, req.Held = bin, false
+		c.send(req)
+		r, st = c.await(ctx, limit)
+	}
 	var ran time.Time // when the runs started
 	if st == gotAnswer && r.Op == opCompiled {
 		limit = w.runTimeout()
@@ -613,6 +664,7 @@ func (w *Worker) restart(ctx context.Context) (*child, error) {
 	w.mu.Unlock()
 	for _, p := range pending {
 		c.send(wireRequest{Op: opPrepare, Variant: p.v, Binary: p.bin})
+		w.sentTo(p.v, p.bin, c)
 	}
 	return c, nil
 }

@@ -29,3 +29,22 @@ func WorkerPID(w *Worker) int {
 	}
 	return w.c.cmd.Process.Pid
 }
+
+const (
+	AtPrepare = atPrepare
+	Forget    = forget
+)
+
+// HandBackBinaries makes the builders of the worker set starts hand back
+// program binaries on PoCL too, as they do on a GPU.
+func HandBackBinaries(set *WorkerSettings) { set.binaries = true }
+
+// Binaries returns how many of w's measure requests went without the
+// variant's binary, the worker process having been sent it ahead, and how
+// many of those were sent again with it, the process no longer having
+// the program.
+func Binaries(w *Worker) (held, resent int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.heldBinaries, w.resentBinaries
+}

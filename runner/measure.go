@@ -365,15 +365,22 @@ func (m *Measurer) prepare(v Variant, bin []byte) {
 // program returns v's program, prepared or being built now (from bin if it
 // is not nil). The caller closes it: a variant is measured once.
 func (m *Measurer) program(v Variant, bin []byte) *Program {
+	p := m.take(v)
+	if p == nil {
+		p = m.sess.prepare(v.Source, bin, m.set.Options, nil)
+	}
+	return p
+}
+
+// take returns v's prepared program and forgets it; nil when v was not
+// prepared (or its program was dropped for a later one).
+func (m *Measurer) take(v Variant) *Program {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	p := m.prepared[v.Source]
 	if p != nil {
 		delete(m.prepared, v.Source)
 		m.order = slices.DeleteFunc(m.order, func(s string) bool { return s == v.Source })
-	}
-	m.mu.Unlock()
-	if p == nil {
-		p = m.sess.prepare(v.Source, bin, m.set.Options, nil)
 	}
 	return p
 }
@@ -395,6 +402,7 @@ func (m *Measurer) Measure(ctx context.Context, v Variant) autotune.Result {
 // (setReference), functions called once the variant is built and once
 // its first launch has ended, and whether to read the outputs back.
 type runOptions struct {
+	prog     *Program // v's program, taken from the prepared ones; nil: program(v, bin)
 	bin      []byte
 	within   time.Duration
 	compiled func()
@@ -416,6 +424,9 @@ type ran struct {
 // measure is Measure with opt.
 func (m *Measurer) measure(ctx context.Context, v Variant, opt runOptions) ran {
 	if !m.hasWant() {
+		if opt.prog != nil {
+			opt.prog.Close()
+		}
 		return ran{res: autotune.Result{Outcome: autotune.Launch, Err: errors.New("runner: no expected outputs: call SetReference or SetExpected first")}}
 	}
 	opt.readBack = false
@@ -438,6 +449,10 @@ const deadlineMargin = 50 * time.Millisecond
 // enqueued together, each after the outputs' reset, and waited for once.
 // With opt.readBack, it reads the outputs back.
 func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran) {
+	prog := opt.prog
+	if prog != nil {
+		defer prog.Close()
+	}
 	var cost autotune.Cost
 	start, built := time.Now(), time.Time{}
 	fail := func(o autotune.Outcome, format string, args ...any) ran {
@@ -460,8 +475,10 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran)
 	if err := m.sess.CheckLaunch(v.Global, v.Local, 0); err != nil {
 		return fail(autotune.Illegal, "%v", err)
 	}
-	prog := m.program(v, opt.bin)
-	defer prog.Close()
+	if prog == nil {
+		prog = m.program(v, opt.bin)
+		defer prog.Close()
+	}
 	prog.Urgent()
 	err := prog.Wait()
 	built = time.Now()

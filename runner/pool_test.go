@@ -239,3 +239,28 @@ func binaries(c *runner.Cache) int {
 	}
 	return 0
 }
+
+// TestPoolBinaryHeld: a variant's binary, sent to the measuring worker
+// with its prepare request, is not sent again with its measure request;
+// a worker that no longer has the program (here it ignored the prepare
+// request) asks for the binary, and the variant is measured all the same.
+func TestPoolBinaryHeld(t *testing.T) {
+	set := runner.WorkerSettings{Builders: 1}
+	runner.HandBackBinaries(&set)
+	runner.InjectFaults(&set, runner.Fault{At: runner.AtPrepare, Match: "forgotten", Action: runner.Forget})
+	w := startPool(t, set)
+	ctx := context.Background()
+	vs := []runner.Variant{axpyCoarse("h1"), axpyCoarse("forgotten"), axpyCoarse("h2")}
+	for _, v := range vs {
+		w.Prepare(v)
+	}
+	// The one builder builds them in order; the worker process reports
+	// no program of the forgotten one.
+	waitBuilt(t, w, vs[0], vs[2])
+	for _, v := range vs {
+		expect(t, v.Source[:12], w.Measure(ctx, v), autotune.OK)
+	}
+	if held, resent := runner.Binaries(w); held != 3 || resent != 1 {
+		t.Errorf("%d measure requests without the binary, %d sent again with it; want 3 and 1", held, resent)
+	}
+}

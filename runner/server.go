@@ -67,6 +67,7 @@ func serve(in io.Reader, out io.Writer) int {
 	}
 	inject(req.Setup.Faults, atSetup, "")
 	if req.Setup.Role == roleBuild {
+		lowerPriority()
 		return serveBuilder(dec, enc, req.Setup)
 	}
 	rc := &receiver{r: br}
@@ -99,7 +100,9 @@ func serve(in io.Reader, out io.Writer) int {
 			}
 			switch r.Op {
 			case opPrepare:
-				m.prepare(r.Variant, r.Binary)
+				if !forgets(req.Setup.Faults, r.Variant.Source) {
+					m.prepare(r.Variant, r.Binary)
+				}
 			case opMeasure:
 				measure <- r
 			case opData:
@@ -115,8 +118,19 @@ func serve(in io.Reader, out io.Writer) int {
 	}()
 	for r := range measure {
 		v := r.Variant
+		var prog *Program
+		if r.Held && r.Binary == nil {
+			// The program made from the binary sent ahead; without it
+			// the parent sends the binary again.
+			if prog = m.take(v); prog == nil {
+				if send(wireResponse{Op: opNeedBinary}) != nil {
+					return 1
+				}
+				continue
+			}
+		}
 		inject(req.Setup.Faults, atBuild, v.Source)
-		out := m.measure(context.Background(), v, runOptions{bin: r.Binary, compiled: func() {
+		out := m.measure(context.Background(), v, runOptions{prog: prog, bin: r.Binary, compiled: func() {
 			send(wireResponse{Op: opCompiled})
 			inject(req.Setup.Faults, atRun, v.Source)
 		}, launched: func() { send(wireResponse{Op: opLaunched}) }})
@@ -363,6 +377,17 @@ func inject(faults []fault, at faultPoint, src string) {
 	}
 }
 
+// forgets reports whether a fault makes the worker ignore the prepare
+// request of the variant whose source is src.
+func forgets(faults []fault, src string) bool {
+	for _, f := range faults {
+		if f.At == atPrepare && f.Action == forget && strings.Contains(src, f.Match) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p faultPoint) String() string {
 	switch p {
 	case atSetup:
@@ -373,6 +398,8 @@ func (p faultPoint) String() string {
 		return "run"
 	case atWarm:
 		return "first launch"
+	case atPrepare:
+		return "prepare"
 	}
 	return fmt.Sprintf("faultPoint(%d)", int(p))
 }

@@ -18,21 +18,22 @@ import (
 type wireOp int
 
 const (
-	opHello    wireOp = iota + 1 // child → parent, once started
-	opSetup                      // parent → child: wireSetup; child → parent: device, baseline, outputs
-	opPrepare                    // parent → child: build a variant ahead (no answer)
-	opMeasure                    // parent → child: measure a variant
-	opCompiled                   // child → parent: the variant is built, runs start
-	opResult                     // child → parent: the variant's result
-	opBuilt                      // child → parent: a prepared variant's build ended (Msg: its sourceKey)
-	opData                       // parent → child: Data announces an array's contents, which follow
-	opBuild                      // parent → builder: build a variant; answers opCompiled, then opResult with the binary
-	opStarted                    // builder → parent: the first launch's code is made, the kernel runs
-	opLaunched                   // child → parent: the variant's first launch has ended, the others follow
+	opHello      wireOp = iota + 1 // child → parent, once started
+	opSetup                        // parent → child: wireSetup; child → parent: device, baseline, outputs
+	opPrepare                      // parent → child: build a variant ahead (no answer)
+	opMeasure                      // parent → child: measure a variant
+	opCompiled                     // child → parent: the variant is built, runs start
+	opResult                       // child → parent: the variant's result
+	opBuilt                        // child → parent: a prepared variant's build ended (Msg: its sourceKey)
+	opData                         // parent → child: Data announces an array's contents, which follow
+	opBuild                        // parent → builder: build a variant; answers opCompiled, then opResult with the binary
+	opStarted                      // builder → parent: the first launch's code is made, the kernel runs
+	opLaunched                     // child → parent: the variant's first launch has ended, the others follow
+	opNeedBinary                   // child → parent: a measure request said Held, but the program is gone: send the binary
 )
 
 func (o wireOp) String() string {
-	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "data", "build", "started", "launched"}
+	names := []string{"?", "hello", "setup", "prepare", "measure", "compiled", "result", "built", "data", "build", "started", "launched", "need-binary"}
 	if o > 0 && int(o) < len(names) {
 		return names[o]
 	}
@@ -47,6 +48,13 @@ type wireRequest struct {
 	// Binary, with opPrepare and opMeasure, is the variant's program
 	// binary from a builder: the worker makes the program from it.
 	Binary []byte
+	// Held, with opMeasure, says that the worker was sent the variant's
+	// binary with opPrepare, so the request does not carry it again (a
+	// builder's binary of a large variant is a megabyte): the worker
+	// measures the program it made from it, or, when it no longer has it,
+	// answers opNeedBinary and the parent sends the request again with the
+	// binary.
+	Held bool
 }
 
 // wireRole is what a child process does.
@@ -115,6 +123,10 @@ const (
 	// atWarm: in a builder, the variant is built, before its first launch
 	// (on a device that compiles at launch).
 	atWarm
+	// atPrepare: the measuring worker got a prepare request (with the
+	// action forget, it ignores it, as when it dropped the program for
+	// later ones).
+	atPrepare
 )
 
 // faultAction is what a fault does.
@@ -128,6 +140,8 @@ const (
 	// pause blocks the worker for the fault's Sleep; at atRun, it makes
 	// the first launch that long slower.
 	pause
+	// forget, at atPrepare, makes the worker ignore the request.
+	forget
 )
 
 type wireResponse struct {
