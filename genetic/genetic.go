@@ -158,7 +158,7 @@ func (g *GA) Next() (autotune.Point, bool) {
 			for len(is.pending) > 0 {
 				p := is.pending[0]
 				is.pending = is.pending[1:]
-				if g.waiting(p) && !g.asked[p.Key()] {
+				if g.open(p.Key()) {
 					g.Take(p)
 					return p, true
 				}
@@ -197,7 +197,7 @@ func (g *GA) Upcoming(n int) []autotune.Point {
 				return out
 			}
 			k := p.Key()
-			if g.waiting(p) && !g.asked[k] && !in[k] {
+			if g.open(k) && !in[k] {
 				in[k] = true
 				out = append(out, p)
 			}
@@ -251,7 +251,7 @@ func (g *GA) unmeasured(pop []autotune.Point) []autotune.Point {
 	seen := map[string]bool{}
 	for _, p := range pop {
 		k := p.Key()
-		if _, ok := g.fitness[k]; ok || g.asked[k] || seen[k] {
+		if !g.open(k) || seen[k] {
 			continue
 		}
 		seen[k] = true
@@ -268,7 +268,7 @@ func (g *GA) fresh(avoid map[string]bool) (autotune.Point, bool) {
 		if !ok {
 			return autotune.Point{}, false
 		}
-		if k := p.Key(); g.waiting(p) && !g.asked[k] && !avoid[k] {
+		if k := p.Key(); g.open(k) && !avoid[k] {
 			return p, true
 		}
 	}
@@ -341,6 +341,13 @@ func (g *GA) breedMeasured() {
 func (g *GA) waiting(p autotune.Point) bool {
 	_, ok := g.fitness[p.Key()]
 	return !ok
+}
+
+// open reports whether the point of key k was neither measured nor
+// proposed: one the search may still propose.
+func (g *GA) open(k string) bool {
+	_, measured := g.fitness[k]
+	return !measured && !g.asked[k]
 }
 
 // breed replaces is's population with its next generation.

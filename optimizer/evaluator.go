@@ -98,7 +98,6 @@ func (e *evaluator) background() (stop func()) {
 			select {
 			case m := <-e.gen:
 				e.fillSafe(m)
-				close(m.gen)
 				if m.err == nil {
 					e.w.Prepare(m.v)
 				}
@@ -124,23 +123,29 @@ func (e *evaluator) generate(pt autotune.Point) *made {
 	}
 	m := &made{pt: pt, gen: make(chan struct{})}
 	e.fill(m)
-	close(m.gen)
 	return m
 }
 
 // fillSafe is fill that makes a panic m's error: in the background
 // goroutine, Tune's recovery does not reach it.
 func (e *evaluator) fillSafe(m *made) {
+	defer close(m.gen) // after the error is set
 	defer func() {
 		if x := recover(); x != nil {
 			m.err = fmt.Errorf("optimizer: generating the variant of %s: %v", m.pt.Key(), x)
 		}
 	}()
-	e.fill(m)
+	e.variant(m)
 }
 
-// fill generates m's variant: the passes, then the OpenCL.
+// fill generates m's variant and closes m.gen.
 func (e *evaluator) fill(m *made) {
+	defer close(m.gen)
+	e.variant(m)
+}
+
+// variant generates m's variant: the passes, then the OpenCL.
+func (e *evaluator) variant(m *made) {
 	v, err := transforms.Apply(e.prob, e.toParams(m.pt))
 	if err != nil {
 		m.err = err
@@ -180,7 +185,6 @@ func (e *evaluator) Prepare(pt autotune.Point) {
 		return
 	}
 	e.fill(m)
-	close(m.gen)
 	if m.err == nil {
 		e.w.Prepare(m.v)
 	}

@@ -54,27 +54,35 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 			il = 0
 		}
 		m := map[transforms.Name]int{transforms.FullUnroll: 1, transforms.Interleave: il, transforms.VW: sh.vw, transforms.LMem: sh.lmem, transforms.LCopy: sh.lcopy, transforms.UF: sh.uf, transforms.Vec: max(1, sh.vec)}
-		for d, n := range domain {
-			lsz, bsz := min(sh.local[d], n), min(sh.block[d], n)
-			blocks := (n + bsz - 1) / bsz
-			m[transforms.Local(d)], m[transforms.Block(d)], m[transforms.Global(d)] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
-		}
-		for i, l := range loops {
-			m[transforms.Tile(i)] = min(l, sh.tile)
-		}
 		if len(loops) == 0 {
 			// No uf without compute loops (a seed with a parameter the
 			// space lacks would be dropped), and lmem only stages a halo.
 			m[transforms.LMem], m[transforms.LCopy] = 0, 0
 			delete(m, transforms.UF)
 		}
-		pt := map[string]int{}
-		for n, v := range m {
-			pt[string(n)] = v
-		}
-		out = append(out, pt)
+		out = append(out, place(m, domain, loops, sh.local, sh.block, sh.tile))
 	}
 	return out
+}
+
+// place completes a seed's parameters m with its geometry, local and
+// block sizes per dimension (at most the points of each) and the global
+// sizes that cover the domain, and tile along every compute loop (at most
+// its length), and returns it by parameter name.
+func place(m map[transforms.Name]int, domain, loops []int, local, block [3]int, tile int) map[string]int {
+	for d, n := range domain {
+		lsz, bsz := min(local[d], n), min(block[d], n)
+		blocks := (n + bsz - 1) / bsz
+		m[transforms.Local(d)], m[transforms.Block(d)], m[transforms.Global(d)] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
+	}
+	for i, l := range loops {
+		m[transforms.Tile(i)] = min(l, tile)
+	}
+	pt := map[string]int{}
+	for n, v := range m {
+		pt[string(n)] = v
+	}
+	return pt
 }
 
 // nearSeeds are the GPU shapes of the techniques near the hardware, first
@@ -92,24 +100,7 @@ func nearSeeds(domain, loops []int) []map[string]int {
 	for _, sh := range []struct{ lx, ly, tile, warp int }{{16, 16, 16, 0}, {32, 16, 8, 2}} {
 		m := map[transforms.Name]int{transforms.FullUnroll: 1, transforms.Interleave: 1, transforms.VW: 4, transforms.LMem: 1, transforms.LCopy: 0, transforms.UF: 4, transforms.Vec: 1,
 			transforms.Pack: 1, transforms.LTrans: 1, transforms.Prefetch: 1, transforms.Warp: sh.warp}
-		local := [3]int{sh.lx, sh.ly, 1}
-		for d, n := range domain {
-			bsz := min(8, n)
-			if d >= 2 {
-				bsz = 1
-			}
-			lsz := min(local[d], n)
-			blocks := (n + bsz - 1) / bsz
-			m[transforms.Local(d)], m[transforms.Block(d)], m[transforms.Global(d)] = lsz, bsz, (blocks+lsz-1)/lsz*lsz
-		}
-		for i, l := range loops {
-			m[transforms.Tile(i)] = min(l, sh.tile)
-		}
-		pt := map[string]int{}
-		for n, v := range m {
-			pt[string(n)] = v
-		}
-		out = append(out, pt)
+		out = append(out, place(m, domain, loops, [3]int{sh.lx, sh.ly, 1}, [3]int{8, 8, 1}, sh.tile))
 	}
 	return out
 }
