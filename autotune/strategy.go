@@ -101,6 +101,10 @@ type Result struct {
 
 // Cost splits the time of an evaluation (or, summed, of a search).
 type Cost struct {
+	// Generate is the time spent waiting for the variant to be generated
+	// (the passes and the printer), or what was left of it when it had
+	// been started ahead.
+	Generate time.Duration
 	// Build is the time spent waiting for the variant's build: its
 	// build, or what was left of it when it had been started ahead.
 	Build time.Duration
@@ -120,7 +124,7 @@ type Cost struct {
 
 // Add returns the sum of c and d.
 func (c Cost) Add(d Cost) Cost {
-	return Cost{Build: c.Build + d.Build, Load: c.Load + d.Load, Run: c.Run + d.Run, Kernels: c.Kernels + d.Kernels, Check: c.Check + d.Check}
+	return Cost{Generate: c.Generate + d.Generate, Build: c.Build + d.Build, Load: c.Load + d.Load, Run: c.Run + d.Run, Kernels: c.Kernels + d.Kernels, Check: c.Check + d.Check}
 }
 
 // Fitness returns the value searches minimize: Ms for a usable OK result,

@@ -79,7 +79,10 @@ type Settings struct {
 	// Lookahead is how many upcoming points (of a strategy that knows
 	// them, a Lookahead) an evaluator that is a Preparer may start on while
 	// it evaluates the current one: builds run in parallel with the
-	// measurement. Default 0: 2.
+	// measurement. With an evaluator that is also a ReadyReporter, the
+	// points it reports ready (built, or measured ahead) do not count, up
+	// to twice Lookahead points in all: Lookahead preparations stay under
+	// way. Default 0: 2.
 	Lookahead int
 }
 
@@ -190,7 +193,8 @@ type Report struct {
 	Failures    Failures
 	// Cut counts evaluations interrupted by the end of the budget or by
 	// cancellation that returned no time; they are not in History and not
-	// counted as evaluations or failures.
+	// counted as evaluations or failures. (The time they waited is in
+	// Spent.)
 	Cut            int
 	History        []Eval
 	Elapsed        time.Duration
@@ -199,16 +203,17 @@ type Report struct {
 	// StopCondition is the part of Settings.Stop that held when Stopped
 	// is StopCondition (Held), "" otherwise.
 	StopCondition string
-	// Spent sums the Cost of the evaluations in History: what of Elapsed
-	// went to waiting for builds and for the programs made from them, to
-	// running variants and to checking them. The rest went to generating variants, the strategy, and the
-	// evaluations the end of the search cut.
+	// Spent sums the Cost of the evaluations in History and of those cut
+	// (Cut): what of Elapsed went to waiting for variants to be generated,
+	// for builds and for the programs made from them, to running variants
+	// and to checking them. The rest (Other) went to the strategy, the
+	// evaluator's own work and the records.
 	Spent Cost
 }
 
 // Other is the part of Elapsed that Spent does not account for.
 func (r *Report) Other() time.Duration {
-	return max(0, r.Elapsed-r.Spent.Build-r.Spent.Load-r.Spent.Run-r.Spent.Check)
+	return max(0, r.Elapsed-r.Spent.Generate-r.Spent.Build-r.Spent.Load-r.Spent.Run-r.Spent.Check)
 }
 
 // CommonFailure returns the failure the evaluations of the search met most
@@ -318,12 +323,18 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 	pk, _ := strategy.(Picker)
 	reorder := set.ReadyFirst && la != nil && prep != nil && rr != nil && pk != nil
 	// prepareUpcoming starts on the strategy's upcoming points and returns
-	// them.
+	// them: Lookahead of them, or, with a ReadyReporter, as many more as
+	// are ready (built, or measured ahead), up to twice Lookahead, so that
+	// Lookahead preparations stay under way while the evaluator measures
+	// the points ready ahead of the one Tune waits for.
 	prepareUpcoming := func() []Point {
 		if la == nil || prep == nil {
 			return nil
 		}
 		up := la.Upcoming(set.lookahead())
+		if rr != nil {
+			up = la.Upcoming(set.lookahead() + readyAmong(rr, up, prepared, set.lookahead()))
+		}
 		for _, q := range up {
 			if k := q.Key(); !prepared[k] {
 				prepared[k] = true
@@ -382,6 +393,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			// Interrupted by the end of the search, not the variant's
 			// fault: neither a failure nor a result to learn from.
 			rep.Cut++
+			rep.Spent = rep.Spent.Add(res.Cost)
 			rep.Stopped = why
 			return rep, nil
 		}
@@ -462,6 +474,18 @@ func (pl *planning) after(n int, elapsed time.Duration) {
 	}
 }
 
+// readyAmong counts the points of up that were prepared and are ready, at
+// most most.
+func readyAmong(rr ReadyReporter, up []Point, prepared map[string]bool, most int) int {
+	n := 0
+	for _, q := range up {
+		if n < most && prepared[q.Key()] && rr.Ready(q) {
+			n++
+		}
+	}
+	return n
+}
+
 func (s Settings) lookahead() int {
 	if s.Lookahead <= 0 {
 		return 2
@@ -504,6 +528,9 @@ type JSONReport struct {
 	ElapsedS       float64        `json:"elapsed_s"`
 	Time           JSONTime       `json:"time"`
 	Stopped        string         `json:"stopped"`
+	// Cut is Report.Cut: evaluations the end of the search interrupted,
+	// not in the history; the time they waited is in time.
+	Cut int `json:"cut,omitempty"`
 	// StopCondition is the part of the stop condition that held when
 	// stopped is "stop-condition".
 	StopCondition string     `json:"stop_condition,omitempty"`
@@ -542,12 +569,13 @@ type JSONBuilds struct {
 }
 
 // JSONTime splits elapsed_s (Report.Spent): seconds spent waiting for
-// builds, waiting for the measuring process to make the programs from
+// variants to be generated (gen_wait_s), for builds, waiting for the measuring process to make the programs from
 // their binaries (load_wait_s), running variants (kernel_s of it on the
 // device, by profiling events) and checking outputs; other_s is the rest.
 // kernel_fraction is kernel_s over elapsed_s: the fraction of the search
 // the device spent running kernels.
 type JSONTime struct {
+	GenWaitS       float64 `json:"gen_wait_s"`
 	BuildWaitS     float64 `json:"build_wait_s"`
 	LoadWaitS      float64 `json:"load_wait_s"`
 	RunS           float64 `json:"run_s"`
@@ -576,6 +604,7 @@ type JSONEval struct {
 
 // JSONCost is one evaluation's Cost in milliseconds.
 type JSONCost struct {
+	GenMs    float64 `json:"gen_ms,omitempty"`
 	BuildMs  float64 `json:"build_ms"`
 	LoadMs   float64 `json:"load_ms"`
 	RunMs    float64 `json:"run_ms"`
@@ -588,7 +617,7 @@ func jsonCost(c Cost) *JSONCost {
 		return nil
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	return &JSONCost{BuildMs: ms(c.Build), LoadMs: ms(c.Load), RunMs: ms(c.Run), KernelMs: ms(c.Kernels), CheckMs: ms(c.Check)}
+	return &JSONCost{GenMs: ms(c.Generate), BuildMs: ms(c.Build), LoadMs: ms(c.Load), RunMs: ms(c.Run), KernelMs: ms(c.Kernels), CheckMs: ms(c.Check)}
 }
 
 // JSONReuse says where a result taken instead of searching (stopped
@@ -626,10 +655,11 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		EvalsPerMinute: finite(r.EvalsPerMinute),
 		ElapsedS:       r.Elapsed.Seconds(),
 		Time: JSONTime{
-			BuildWaitS: r.Spent.Build.Seconds(), LoadWaitS: r.Spent.Load.Seconds(), RunS: r.Spent.Run.Seconds(), KernelS: r.Spent.Kernels.Seconds(), CheckS: r.Spent.Check.Seconds(),
+			GenWaitS: r.Spent.Generate.Seconds(), BuildWaitS: r.Spent.Build.Seconds(), LoadWaitS: r.Spent.Load.Seconds(), RunS: r.Spent.Run.Seconds(), KernelS: r.Spent.Kernels.Seconds(), CheckS: r.Spent.Check.Seconds(),
 			OtherS: r.Other().Seconds(),
 		},
 		Stopped:       r.Stopped.String(),
+		Cut:           r.Cut,
 		StopCondition: r.StopCondition,
 		History:       make([]JSONEval, 0, len(r.History)),
 	}

@@ -212,12 +212,19 @@ func TestTuneCancel(t *testing.T) {
 		if n == 3 {
 			cancel()
 			<-ctx.Done()
-			return Result{Outcome: Launch, Err: ctx.Err()}
+			return Result{Outcome: Launch, Err: ctx.Err(), Cost: Cost{Build: time.Hour}}
 		}
-		return Result{Outcome: OK, Ms: 1}
+		return Result{Outcome: OK, Ms: 1, Cost: Cost{Generate: time.Minute}}
 	}))
 	if err != nil || rep.Evaluations != 2 || rep.Cut != 1 || rep.Stopped != StopCancelled || rep.Failures.Total() != 0 {
 		t.Errorf("evaluations %d, cut %d, stopped %v, failures %+v, err %v", rep.Evaluations, rep.Cut, rep.Stopped, rep.Failures, err)
+	}
+	// The time the cut evaluation waited is spent, not other.
+	if want := (Cost{Generate: 2 * time.Minute, Build: time.Hour}); rep.Spent != want {
+		t.Errorf("spent %+v, want %+v (the cut evaluation's included)", rep.Spent, want)
+	}
+	if j := rep.JSON("k", "d", 0); j.Cut != 1 || j.Time.BuildWaitS != 3600 || j.Time.GenWaitS != 120 {
+		t.Errorf("JSON: cut %d, time %+v", j.Cut, j.Time)
 	}
 
 	// A measurement that completes as the search is cancelled is kept.

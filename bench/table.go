@@ -436,6 +436,7 @@ func writeTime(p func(string, ...any), recs []*Record) {
 		for _, s := range []*sum{s, &all} {
 			s.n++
 			s.el += rep.ElapsedS
+			s.t.GenWaitS += rep.Time.GenWaitS
 			s.t.BuildWaitS += rep.Time.BuildWaitS
 			s.t.LoadWaitS += rep.Time.LoadWaitS
 			s.t.RunS += rep.Time.RunS
@@ -454,15 +455,15 @@ func writeTime(p func(string, ...any), recs []*Record) {
 	}
 	sort.Slice(ks, func(i, j int) bool { return paperRank(ks[i]) < paperRank(ks[j]) })
 	p("\n## Where the tuning time went\n\n")
-	p("Summed over the runs (%d) of each kernel: the setup before the search (starting the worker and the builders, timing the single-point kernel), and the search's time split into waiting for a variant's build (what was left of it when it had been started ahead), waiting for the measuring worker to make its program from the builder's binary (loading; on NVIDIA the PTX turned into machine code), running variants (resetting the outputs, the launches, reading the outputs back), of that the kernels on the device (profiling events of every launch, warm-up included: the fraction of the search the device spent running kernels), checking the outputs, and the rest (generating variants, the search itself, an evaluation cut by the end of the budget); and how busy the builder processes were (builder-seconds over builders times the search's time).\n\n", all.n)
-	p("| kernel | runs | setup s | search s | waiting for builds | loading | running variants | kernels | checking | other | builders busy |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("Summed over the runs (%d) of each kernel: the setup before the search (starting the worker and the builders, timing the single-point kernel), and the search's time split into waiting for a variant to be generated (the passes and the OpenCL printer in the tuning process, when not done ahead), waiting for its build (what was left of it when it had been started ahead), waiting for the measuring worker to make its program from the builder's binary (loading; on NVIDIA the PTX turned into machine code), running variants (resetting the outputs, the launches, reading the outputs back), of that the kernels on the device (profiling events of every launch, warm-up included: the fraction of the search the device spent running kernels), checking the outputs (an evaluation cut by the end of the budget included), and the rest (the search itself, the tuning process's bookkeeping); and how busy the builder processes were (builder-seconds over builders times the search's time).\n\n", all.n)
+	p("| kernel | runs | setup s | search s | generating | waiting for builds | loading | running variants | kernels | checking | other | builders busy |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	row := func(name string, s *sum) {
 		pc := func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x/s.el) }
 		busy := "–"
 		if s.cap > 0 {
 			busy = fmt.Sprintf("%.0f%%", 100*s.busy/s.cap)
 		}
-		p("| %s | %d | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s |\n", name, s.n, s.setup, s.el, pc(s.t.BuildWaitS), pc(s.t.LoadWaitS), pc(s.t.RunS), pc(s.t.KernelS), pc(s.t.CheckS), pc(s.t.OtherS), busy)
+		p("| %s | %d | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, s.n, s.setup, s.el, pc(s.t.GenWaitS), pc(s.t.BuildWaitS), pc(s.t.LoadWaitS), pc(s.t.RunS), pc(s.t.KernelS), pc(s.t.CheckS), pc(s.t.OtherS), busy)
 	}
 	for _, k := range ks {
 		row(k, by[k])

@@ -42,6 +42,7 @@ type benchConfig struct {
 	Report   []string
 	Options  bench.Options
 	Quiet    bool
+	Profile  string // file for a CPU profile of the process (--cpuprofile)
 	records  recordsFlags
 	peak, bw float64 // FLOP/s and bytes/s (the flags give TFLOP/s and TB/s; check scales them)
 	refFile  string
@@ -77,6 +78,7 @@ func (c *benchConfig) flags() *flagSet {
 	floatVar(fs, &c.bw, "bandwidth-tbs", 0, 0, 1e6, "memory bandwidth of the device in TB/s (0: the built-in table by device name)")
 	fs.StringVar(&c.Options.Title, "title", "", "`TITLE` of results.md")
 	fs.BoolVar(&c.Quiet, "q", false, "no progress lines")
+	profileVar(fs, &c.Profile)
 	c.records.define(fs)
 	return fs
 }
@@ -249,6 +251,16 @@ func benchVerb(c *command, args []string, stdout, stderr io.Writer) int {
 		return writeBenchReport(cfg, recs, stdout, stderr)
 	}
 
+	endProfile, err := startProfile(cfg.Profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "hplopt bench: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := endProfile(); err != nil {
+			fmt.Fprintf(stderr, "hplopt bench: %v\n", err)
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	command := "hplopt bench " + strings.Join(args, " ")

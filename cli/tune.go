@@ -35,6 +35,7 @@ type tuneConfig struct {
 	Emit     string // file for the best kernel's OpenCL
 	JSON     string // file for the JSON report
 	Quiet    bool   // no progress lines
+	Profile  string // file for a CPU profile of the process (--cpuprofile)
 
 	size    sizeFlags
 	records recordsFlags
@@ -61,6 +62,7 @@ func (c *tuneConfig) flags() *flagSet {
 	fs.StringVar(&c.Emit, "emit", "", "write the best kernel's OpenCL to `FILE`")
 	fs.StringVar(&c.JSON, "json", "", "write the JSON report to `FILE` (with several sizes, a JSON array of reports)")
 	fs.BoolVar(&c.Quiet, "q", false, "no progress lines")
+	profileVar(fs, &c.Profile)
 	c.records.define(fs)
 	reuseVar(fs, &c.Settings.Reuse, "how the tuning records of the problem are used")
 	return fs
@@ -107,7 +109,7 @@ func parseTune(c *command, args []string) (*tuneConfig, *flagSet, error) {
 	if !budget {
 		cfg.Settings.Time = 0
 	}
-	for _, out := range []struct{ flag, path string }{{"--json", cfg.JSON}, {"--emit", cfg.Emit}} {
+	for _, out := range []struct{ flag, path string }{{"--json", cfg.JSON}, {"--emit", cfg.Emit}, {"--cpuprofile", cfg.Profile}} {
 		if err == nil && out.path != "" {
 			if werr := checkOutput(out.path); werr != nil {
 				err = fmt.Errorf("%s: cannot write: %v", out.flag, werr)
@@ -126,6 +128,16 @@ func tuneVerb(c *command, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
 	}
+	endProfile, err := startProfile(cfg.Profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "hplopt tune: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := endProfile(); err != nil {
+			fmt.Fprintf(stderr, "hplopt tune: %v\n", err)
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if db := cfg.records.open("tune", stderr); db != nil {
@@ -264,8 +276,12 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 		fmt.Fprintf(w, "records       measured %d, taken from the records %d%s (%s, problem %s)\n", r.Measured, r.FromRecords, resumed, t.Records, t.Key.ID()[:12])
 	}
 	sp := r.Spent
-	fmt.Fprintf(w, "time          waiting for builds %.1f s, loading programs %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
-		sp.Build.Seconds(), sp.Load.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
+	cut := ""
+	if r.Cut > 0 {
+		cut = fmt.Sprintf(" (%d evaluation cut by the end of the search included)", r.Cut)
+	}
+	fmt.Fprintf(w, "time          generating variants %.1f s, waiting for builds %.1f s%s, loading programs %.1f s, running variants %.1f s (kernels %.1f s), checking %.1f s, other %.1f s\n",
+		sp.Generate.Seconds(), sp.Build.Seconds(), cut, sp.Load.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
 	fmt.Fprintf(w, "device        running kernels %.0f%% of the search\n", 100*t.KernelFraction())
 	if p := t.Pool; p.Builders > 0 {
 		fmt.Fprintf(w, "builders      %d, busy %.0f%% of the search: %d built (%d failed), %d from the cache, %d restarted, %d beside slow builds\n",

@@ -78,7 +78,7 @@ func TestTuneVerb(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("status %d\n%s%s", st, out, errs)
 	}
-	for _, want := range []string{"single-point", "speedup", "evaluations   8", "params", "failures", "time          waiting for builds",
+	for _, want := range []string{"single-point", "speedup", "evaluations   8", "params", "failures", "time          generating variants",
 		"measured in ready order", "setup         ", "device        running kernels", "builders      "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)

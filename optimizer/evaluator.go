@@ -222,14 +222,16 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 		delete(e.measured, pt.Key())
 		return r
 	}
+	start := time.Now()
 	m := e.generate(pt)
+	gen := time.Since(start) // waiting for the background generator, or generating
 	if m.err != nil {
 		e.order++
 		o := autotune.Compile
 		if errors.Is(m.err, transforms.ErrIllegal) {
 			o = autotune.Illegal
 		}
-		return autotune.Result{Outcome: o, Err: m.err, Order: e.order}
+		return autotune.Result{Outcome: o, Err: m.err, Order: e.order, Cost: autotune.Cost{Generate: gen}}
 	}
 	if e.ready {
 		e.w.PrepareFirst(m.v) // wanted now: its build before the others'
@@ -253,15 +255,16 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 				vs = append(vs, q.v)
 			}
 		}
-		start := time.Now()
+		wait := time.Now()
 		i := e.w.WaitReady(ctx, vs)
-		waited += time.Since(start)
+		waited += time.Since(wait)
 		if i <= 0 {
 			break // pt is ready, or the worker says to go on, or ctx is done
 		}
 	}
 	r := e.measure(ctx, m.v)
 	r.Cost.Build += waited
+	r.Cost.Generate += gen
 	return r
 }
 

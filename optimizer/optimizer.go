@@ -303,7 +303,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	w, err := runner.StartWorker(bctx, prob.Data, ref, runner.WorkerSettings{
 		Device: prob.Device.Spec(), Timeout: set.Timeout, Stderr: set.Stderr, Builders: set.builders(), Cache: cache,
 		CompileTimeout: buildLimit(total),
-		Measure:        runner.MeasureSettings{Runs: set.Runs, Ahead: builds + 2, Check: set.Check},
+		Measure:        runner.MeasureSettings{Runs: set.Runs, Ahead: 2*builds + 2, Check: set.Check}, // Tune prepares up to 2*builds ahead
 		StartTimeout:   total,
 		ReferenceTime:  total / 4,
 	})
