@@ -63,7 +63,7 @@ func SearchOnBackground(ctx context.Context, ps *transforms.Problem, set Setting
 		return nil, err
 	}
 	ev := newEvaluator(ps, s.toParams, m, set.Order == OrderReady, 2*set.builds()+4, base, set.slowLimit())
-	stop := ev.background()
+	stop := ev.background(4) // several, whatever the host
 	defer stop()
 	return s.run(ctx, set, ev, set.Time)
 }

@@ -323,7 +323,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	// Until a variant has run, the single-point kernel's time is the one to
 	// beat: a variant four times slower than it is timed once, not Runs times.
 	eval := newEvaluator(ps, s.toParams, w, set.Order == OrderReady, 2*builds+4, base, set.slowLimit())
-	stopGen := eval.background()
+	stopGen := eval.background(generators())
 	ev := &replayer{evaluator: eval, known: pl.known}
 	search := set
 	if pl.resume != nil && set.Evals > 0 { // what is left of the cut run's

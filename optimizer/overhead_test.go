@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hplopt/hplopt/codegen"
+	"github.com/hplopt/hplopt/transforms"
+
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/opencl"
@@ -55,4 +58,53 @@ func BenchmarkSearchOverhead(b *testing.B) {
 		}
 		evals += rep.Evaluations
 	}
+}
+
+// BenchmarkGenerate measures generating a variant (the passes and the
+// OpenCL printer, what the evaluator's background goroutines do) for the
+// first 60 points of the genetic search of DCS3D S with the H100's limits,
+// as `hplopt tune dcs3d -d GPU --size S -s genetic` proposes them: fully
+// unrolled 3D variants of up to 3 MB of OpenCL. ns/op is per variant,
+// B/variant the OpenCL's mean size.
+//
+//	go test ./optimizer -run '^$' -bench Generate -cpuprofile cpu.out
+func BenchmarkGenerate(b *testing.B) {
+	bm, err := kernels.Find("dcs3d")
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := bm.Instance(bm.Sizes["S"], 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h100 := &opencl.Device{MaxWorkGroupSize: 1024, MaxWorkItemSizes: []int{1024, 1024, 64}, LocalMemSize: 48 << 10}
+	prob := problemOn(b, bm.Kernel, in.Global, in.Args, h100)
+	rep, err := optimizer.SearchOn(context.Background(), prob.Passes, optimizer.Settings{Seed: 1, Evals: 60, Builders: 15}, false, instantDevice{}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ps []transforms.Params
+	for _, e := range rep.History {
+		var tp transforms.Params
+		for n, v := range e.Point.Map() {
+			if err := tp.Set(transforms.Name(n), v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ps = append(ps, tp)
+	}
+	b.ResetTimer()
+	size := 0
+	for i := range b.N {
+		v, err := transforms.Apply(prob.Passes, ps[i%len(ps)])
+		if err != nil {
+			continue
+		}
+		src, err := codegen.Source(v.Kernel)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += len(src)
+	}
+	b.ReportMetric(float64(size)/float64(b.N), "B/variant")
 }
