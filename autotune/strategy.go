@@ -172,6 +172,14 @@ type Planner interface {
 	Plan(evaluations int)
 }
 
+// Unreported is implemented by evaluators that evaluate points before
+// Tune asks for them (ahead of their turn): Unreported returns the Cost of
+// those evaluations whose results Tune has not asked for, which Tune adds
+// to Report.Spent when the search ends, the time having been spent.
+type Unreported interface {
+	Unreported() Cost
+}
+
 // Preparer is implemented by evaluators that can start work on a point
 // before it is evaluated, such as building its variant in the background.
 type Preparer interface {

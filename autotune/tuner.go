@@ -203,8 +203,9 @@ type Report struct {
 	// StopCondition is the part of Settings.Stop that held when Stopped
 	// is StopCondition (Held), "" otherwise.
 	StopCondition string
-	// Spent sums the Cost of the evaluations in History and of those cut
-	// (Cut): what of Elapsed went to waiting for variants to be generated,
+	// Spent sums the Cost of the evaluations in History, of those cut
+	// (Cut) and of those an Unreported evaluator made ahead that Tune did
+	// not ask for: what of Elapsed went to waiting for variants to be generated,
 	// for builds and for the programs made from them, to running variants
 	// and to checking them. The rest (Other) went to the strategy, the
 	// evaluator's own work and the records.
@@ -294,6 +295,9 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			err = fmt.Errorf("autotune: %s search stopped by a panic after %d evaluations: %v", rep.Strategy, rep.Evaluations, x)
 		}
 		rep.Elapsed = time.Since(start)
+		if u, ok := ev.(Unreported); ok {
+			rep.Spent = rep.Spent.Add(u.Unreported())
+		}
 		if m := rep.Elapsed.Minutes(); m > 0 {
 			rep.EvalsPerMinute = float64(rep.Evaluations) / m
 		}

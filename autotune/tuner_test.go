@@ -509,3 +509,20 @@ func TestTuneReadyFirst(t *testing.T) {
 		t.Errorf("in proposal order, first evaluated %s, want %s", ev2.evaluated[0], first)
 	}
 }
+
+// aheadEvaluator measures in no time and says it spent an hour on results
+// measured ahead that Tune never asked for.
+type aheadEvaluator struct{}
+
+func (aheadEvaluator) Evaluate(context.Context, Point) Result { return Result{Outcome: OK, Ms: 1} }
+func (aheadEvaluator) Unreported() Cost                       { return Cost{Run: time.Hour} }
+
+// TestTuneUnreported: the time an evaluator spent on results Tune did not
+// ask for is spent, not other.
+func TestTuneUnreported(t *testing.T) {
+	s := chainSpace(t, 12)
+	rep, err := Tune(context.Background(), Settings{MaxEvals: 3}, s, NewRandom(s, NewRand(1)), aheadEvaluator{})
+	if err != nil || rep.Evaluations != 3 || rep.Spent != (Cost{Run: time.Hour}) || rep.Other() != 0 {
+		t.Errorf("evaluations %d, spent %+v, other %v, err %v", rep.Evaluations, rep.Spent, rep.Other(), err)
+	}
+}

@@ -292,6 +292,18 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 	return r
 }
 
+// Unreported returns the Cost of the results measured ahead that Evaluate
+// has not returned (the search ended first).
+func (e *evaluator) Unreported() autotune.Cost {
+	var c autotune.Cost
+	for _, r := range e.done {
+		c = c.Add(r.Cost)
+	}
+	return c
+}
+
+var _ autotune.Unreported = (*evaluator)(nil)
+
 // readyAhead returns the first prepared point whose variant is built.
 func (e *evaluator) readyAhead() (*made, bool) {
 	for _, k := range e.ahead {
