@@ -107,10 +107,18 @@ func isNilExpr(e Expr) bool {
 }
 
 // Cursor describes a node met during Apply: the node, and the means to
-// replace it, delete it or insert statements around it.
+// replace it, delete it or insert statements around it. A cursor is valid
+// only during the call of pre or post it is given to.
 type Cursor struct {
-	node    Node
-	replace func(Node)
+	node Node
+	// Where node is held, for Replace: one of these is set.
+	expr  *Expr
+	block **Block
+	ref   **Index
+	root  *Node
+	stmt  bool // node is list's index-th statement, held in cur
+	cur   Stmt
+
 	list    *[]Stmt // the statement list holding node, if any
 	index   int
 	deleted bool
@@ -124,7 +132,18 @@ func (c *Cursor) Node() Node { return c.node }
 // Replace replaces the current node with n, which must fit the slot (an
 // Expr for an Expr, a Stmt for a Stmt). Apply does not visit n's children.
 func (c *Cursor) Replace(n Node) {
-	c.replace(n)
+	switch {
+	case c.stmt:
+		c.cur = n.(Stmt)
+	case c.expr != nil:
+		*c.expr = n.(Expr)
+	case c.block != nil:
+		*c.block = n.(*Block)
+	case c.ref != nil:
+		*c.ref = n.(*Index)
+	case c.root != nil:
+		*c.root = n
+	}
 	c.node = n
 }
 
@@ -161,20 +180,38 @@ func (c *Cursor) InList() bool { return c.list != nil }
 // children are skipped (post is still called). Through the cursor a function
 // can replace the node, delete it or insert statements around it, in the
 // manner of golang.org/x/tools/go/ast/astutil.Apply. Apply returns the
-// possibly replaced root. It rewrites the tree in place: passes call it on a
-// Clone.
+// possibly replaced root. It rewrites the tree in place (statement lists
+// included): passes call it on a Clone.
 func Apply(root Node, pre, post func(*Cursor) bool) Node {
 	a := &applier{pre: pre, post: post}
 	result := root
-	a.visit(&Cursor{node: root, replace: func(n Node) { result = n }})
+	c := a.cursor(root)
+	c.root = &result
+	a.visit(c)
 	return result
 }
 
+// applier is one Apply. Its cursors are reused: the tuner applies the
+// passes to thousands of variants, some of them fully unrolled into
+// hundreds of thousands of nodes, and a cursor is needed only while its
+// node is visited.
 type applier struct {
 	pre, post func(*Cursor) bool
+	free      []*Cursor
 }
 
-// visit handles one node; it returns false if the walk must stop.
+// cursor returns a cleared cursor at n.
+func (a *applier) cursor(n Node) *Cursor {
+	if k := len(a.free); k > 0 {
+		c := a.free[k-1]
+		a.free = a.free[:k-1]
+		*c = Cursor{node: n}
+		return c
+	}
+	return &Cursor{node: n}
+}
+
+// visit handles one node and frees its cursor.
 func (a *applier) visit(c *Cursor) {
 	if c.node == nil {
 		return
@@ -189,18 +226,26 @@ func (a *applier) visit(c *Cursor) {
 	}
 }
 
+func (a *applier) done(c *Cursor) { a.free = append(a.free, c) }
+
 func (a *applier) expr(slot *Expr) {
 	if *slot == nil || isNilExpr(*slot) {
 		return
 	}
-	a.visit(&Cursor{node: *slot, replace: func(n Node) { *slot = n.(Expr) }})
+	c := a.cursor(*slot)
+	c.expr = slot
+	a.visit(c)
+	a.done(c)
 }
 
 func (a *applier) block(slot **Block) {
 	if *slot == nil {
 		return
 	}
-	a.visit(&Cursor{node: *slot, replace: func(n Node) { *slot = n.(*Block) }})
+	c := a.cursor(*slot)
+	c.block = slot
+	a.visit(c)
+	a.done(c)
 }
 
 func (a *applier) children(n Node) {
@@ -225,7 +270,10 @@ func (a *applier) children(n Node) {
 		a.expr(&n.X)
 	case *Load:
 		if n.Ref != nil {
-			a.visit(&Cursor{node: n.Ref, replace: func(r Node) { n.Ref = r.(*Index) }})
+			c := a.cursor(n.Ref)
+			c.ref = &n.Ref
+			a.visit(c)
+			a.done(c)
 		}
 	case *Lane:
 		a.expr(&n.X)
@@ -259,21 +307,34 @@ func (a *applier) children(n Node) {
 	}
 }
 
+// list visits the statements of *list. Statements replaced are written
+// back in place; the list is made anew only when a statement is deleted
+// or inserted.
 func (a *applier) list(list *[]Stmt) {
 	old := *list
-	out := make([]Stmt, 0, len(old))
+	var out []Stmt // nil while the statements are those of old
 	for i, s := range old {
-		var cur Stmt = s
-		c := &Cursor{node: s, list: list, index: i}
-		c.replace = func(n Node) { cur = n.(Stmt) }
+		c := a.cursor(s)
+		c.stmt, c.cur, c.list, c.index = true, s, list, i
 		a.visit(c)
-		out = append(out, c.before...)
-		if !c.deleted {
-			out = append(out, cur)
+		if out == nil && (c.deleted || len(c.before) > 0 || len(c.after) > 0) {
+			out = make([]Stmt, i, len(old)+len(c.before)+len(c.after))
+			copy(out, old[:i])
 		}
-		out = append(out, c.after...)
+		if out == nil {
+			old[i] = c.cur
+		} else {
+			out = append(out, c.before...)
+			if !c.deleted {
+				out = append(out, c.cur)
+			}
+			out = append(out, c.after...)
+		}
+		a.done(c)
 	}
-	*list = out
+	if out != nil {
+		*list = out
+	}
 }
 
 // Clone returns a deep copy of n: passes never mutate the caller's kernel.
