@@ -10,15 +10,34 @@ func Inspect(n Node, f func(Node) bool) {
 	if n == nil || !f(n) {
 		return
 	}
-	for _, c := range children(n) {
-		Inspect(c, f)
-	}
+	eachChild(n, inspector(f))
 }
 
-// children lists the non-nil children of n in source order. It is the one
-// type switch that knows the shape of every node.
+// inspector visits a child by inspecting it.
+type inspector func(Node) bool
+
+func (f inspector) visit(n Node) { Inspect(n, f) }
+
+// visitor is what eachChild gives the children to.
+type visitor interface{ visit(Node) }
+
+// collector collects the children.
+type collector struct{ out []Node }
+
+func (c *collector) visit(n Node) { c.out = append(c.out, n) }
+
+// children lists the non-nil children of n in source order.
 func children(n Node) []Node {
-	var out []Node
+	var c collector
+	eachChild(n, &c)
+	return c.out
+}
+
+// eachChild gives v the non-nil children of n in source order, without
+// making a list of them (Inspect visits every node of every variant the
+// tuner generates). It is the one type switch that knows the shape of
+// every node.
+func eachChild(n Node, v visitor) {
 	add := func(c Node) {
 		switch c := c.(type) {
 		case nil:
@@ -32,7 +51,7 @@ func children(n Node) []Node {
 				return
 			}
 		}
-		out = append(out, c)
+		v.visit(c)
 	}
 	switch n := n.(type) {
 	case *Kernel:
@@ -91,7 +110,6 @@ func children(n Node) []Node {
 	default:
 		panic(fmt.Sprintf("ast: unknown node %T", n))
 	}
-	return out
 }
 
 func isNilExpr(e Expr) bool {
