@@ -357,36 +357,71 @@ func (a *applier) list(list *[]Stmt) {
 
 // Clone returns a deep copy of n: passes never mutate the caller's kernel.
 func Clone[N Node](n N) N {
-	return cloneNode(n).(N)
+	return cloner{}.node(n).(N)
 }
 
-func cloneExprs(xs []Expr) []Expr {
+// cloner deep-copies nodes; with repl, it substitutes as it copies (see
+// Substitute).
+type cloner struct {
+	repl map[string]Expr
+}
+
+func (c cloner) exprs(xs []Expr) []Expr {
 	if xs == nil {
 		return nil
 	}
 	out := make([]Expr, len(xs))
 	for i, x := range xs {
-		out[i] = CloneExpr(x)
+		out[i] = c.expr(x)
 	}
 	return out
 }
 
-// CloneExpr deep-copies an expression; nil stays nil.
-func CloneExpr(x Expr) Expr {
+func (c cloner) expr(x Expr) Expr {
 	if x == nil || isNilExpr(x) {
 		return nil
 	}
-	return cloneNode(x).(Expr)
+	return c.node(x).(Expr)
 }
 
-func cloneBlock(b *Block) *Block {
+func (c cloner) block(b *Block) *Block {
 	if b == nil {
 		return nil
 	}
-	return cloneNode(b).(*Block)
+	return c.node(b).(*Block)
 }
 
-func cloneNode(n Node) Node {
+// CloneExpr deep-copies an expression; nil stays nil.
+func CloneExpr(x Expr) Expr { return cloner{}.expr(x) }
+
+// node returns a copy of n, or, for a variable or special in c.repl, a
+// copy of its expression, in which nothing is substituted.
+func (c cloner) node(n Node) Node {
+	if c.repl != nil {
+		switch n := n.(type) {
+		case *Ident:
+			if r, ok := c.repl[n.Name]; ok {
+				return CloneExpr(r)
+			}
+		case *Special:
+			if r, ok := c.repl[n.Name()]; ok {
+				return CloneExpr(r)
+			}
+		}
+	}
+	return c.copy(n)
+}
+
+// renamed is name, or the name of the variable c.repl maps it to.
+func (c cloner) renamed(name string) string {
+	if id, ok := c.repl[name].(*Ident); ok {
+		return id.Name
+	}
+	return name
+}
+
+// copy copies n itself, and its children with c.node.
+func (c cloner) copy(n Node) Node {
 	switch n := n.(type) {
 	case *Kernel:
 		params := make([]*Param, len(n.Params))
@@ -397,7 +432,7 @@ func cloneNode(n Node) Node {
 			}
 			params[i] = &q
 		}
-		return &Kernel{Name: n.Name, Params: params, Body: cloneBlock(n.Body), WorkGroup: append([]int(nil), n.WorkGroup...)}
+		return &Kernel{Name: n.Name, Params: params, Body: c.block(n.Body), WorkGroup: append([]int(nil), n.WorkGroup...)}
 	case *Ident:
 		x := *n
 		return &x
@@ -414,91 +449,57 @@ func cloneNode(n Node) Node {
 		x := *n
 		return &x
 	case *Index:
-		return &Index{Array: n.Array, Indices: cloneExprs(n.Indices)}
+		return &Index{Array: n.Array, Indices: c.exprs(n.Indices)}
 	case *Binary:
-		return &Binary{Op: n.Op, X: CloneExpr(n.X), Y: CloneExpr(n.Y)}
+		return &Binary{Op: n.Op, X: c.expr(n.X), Y: c.expr(n.Y)}
 	case *Unary:
-		return &Unary{Op: n.Op, X: CloneExpr(n.X)}
+		return &Unary{Op: n.Op, X: c.expr(n.X)}
 	case *Call:
-		return &Call{Func: n.Func, Args: cloneExprs(n.Args)}
+		return &Call{Func: n.Func, Args: c.exprs(n.Args)}
 	case *Cast:
-		return &Cast{Type: n.Type, X: CloneExpr(n.X)}
+		return &Cast{Type: n.Type, X: c.expr(n.X)}
 	case *Load:
-		return &Load{Width: n.Width, Ref: cloneNode(n.Ref).(*Index), Aligned: n.Aligned}
+		return &Load{Width: n.Width, Ref: c.node(n.Ref).(*Index), Aligned: n.Aligned}
 	case *Lane:
-		return &Lane{X: CloneExpr(n.X), Lane: n.Lane}
+		return &Lane{X: c.expr(n.X), Lane: n.Lane}
 	case *Vector:
-		return &Vector{Type: n.Type, Width: n.Width, Elems: cloneExprs(n.Elems)}
+		return &Vector{Type: n.Type, Width: n.Width, Elems: c.exprs(n.Elems)}
 	case *Decl:
-		return &Decl{Name: n.Name, Type: n.Type, Mem: n.Mem, Extents: append([]int(nil), n.Extents...), Init: CloneExpr(n.Init), Width: n.Width, Align: n.Align}
+		return &Decl{Name: c.renamed(n.Name), Type: n.Type, Mem: n.Mem, Extents: append([]int(nil), n.Extents...), Init: c.expr(n.Init), Width: n.Width, Align: n.Align}
 	case *Assign:
-		return &Assign{LHS: CloneExpr(n.LHS), Op: n.Op, RHS: CloneExpr(n.RHS)}
+		return &Assign{LHS: c.expr(n.LHS), Op: n.Op, RHS: c.expr(n.RHS)}
 	case *Block:
 		list := make([]Stmt, len(n.List))
 		for i, s := range n.List {
-			list[i] = cloneNode(s).(Stmt)
+			list[i] = c.node(s).(Stmt)
 		}
 		return &Block{List: list}
 	case *If:
-		return &If{Cond: CloneExpr(n.Cond), Then: cloneBlock(n.Then), Else: cloneBlock(n.Else)}
+		return &If{Cond: c.expr(n.Cond), Then: c.block(n.Then), Else: c.block(n.Else)}
 	case *For:
-		return &For{Var: n.Var, Lo: CloneExpr(n.Lo), Hi: CloneExpr(n.Hi), Step: CloneExpr(n.Step), Body: cloneBlock(n.Body), Role: n.Role, Unroll: n.Unroll}
+		return &For{Var: c.renamed(n.Var), Lo: c.expr(n.Lo), Hi: c.expr(n.Hi), Step: c.expr(n.Step), Body: c.block(n.Body), Role: n.Role, Unroll: n.Unroll}
 	case *While:
-		return &While{Cond: CloneExpr(n.Cond), Body: cloneBlock(n.Body)}
+		return &While{Cond: c.expr(n.Cond), Body: c.block(n.Body)}
 	case *Compute:
-		return &Compute{Body: cloneBlock(n.Body)}
+		return &Compute{Body: c.block(n.Body)}
 	}
 	panic(fmt.Sprintf("ast: unknown node %T", n))
 }
 
 // Substitute returns a copy of x in which every reference to a variable in
 // repl is replaced by a copy of its expression. Specials can be replaced too,
-// keyed by their paper names (idx, lidy, ...).
+// keyed by their paper names (idx, lidy, ...). The substitution is
+// simultaneous: nothing is substituted in the copies of repl's expressions
+// (idx may map to an expression of idx).
 func Substitute(x Expr, repl map[string]Expr) Expr {
-	x = CloneExpr(x)
-	return Apply(x, nil, func(c *Cursor) bool {
-		switch n := c.Node().(type) {
-		case *Ident:
-			if r, ok := repl[n.Name]; ok {
-				c.Replace(CloneExpr(r))
-			}
-		case *Special:
-			if r, ok := repl[n.Name()]; ok {
-				c.Replace(CloneExpr(r))
-			}
-		}
-		return true
-	}).(Expr)
+	return cloner{repl: repl}.expr(x)
 }
 
-// SubstituteStmt is Substitute over a statement, returning a rewritten copy.
+// SubstituteStmt is Substitute over a statement, returning a rewritten copy;
+// a loop's variable or a declared name that repl maps to a variable is
+// renamed too.
 func SubstituteStmt(s Stmt, repl map[string]Expr) Stmt {
-	s = Clone(s)
-	return Apply(s, nil, func(c *Cursor) bool {
-		switch n := c.Node().(type) {
-		case *Ident:
-			if r, ok := repl[n.Name]; ok {
-				c.Replace(CloneExpr(r))
-			}
-		case *Special:
-			if r, ok := repl[n.Name()]; ok {
-				c.Replace(CloneExpr(r))
-			}
-		case *For:
-			if r, ok := repl[n.Var]; ok {
-				if id, ok := r.(*Ident); ok {
-					n.Var = id.Name
-				}
-			}
-		case *Decl:
-			if r, ok := repl[n.Name]; ok {
-				if id, ok := r.(*Ident); ok {
-					n.Name = id.Name
-				}
-			}
-		}
-		return true
-	}).(Stmt)
+	return cloner{repl: repl}.node(s).(Stmt)
 }
 
 // Simplify returns n with integer constant subexpressions folded (the
