@@ -261,12 +261,14 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 		e.w.PrepareFirst(m.v) // wanted now: its build before the others'
 	}
 	var waited time.Duration // for builds, not measuring others
+	var cut autotune.Cost    // of a measurement ahead cut by the end of the search
 	for e.ready && ctx.Err() == nil && !e.w.Ready(m.v) {
 		// Measure what is built while pt's build goes on; or wait for
 		// pt's build or another's to end.
 		if q, ok := e.readyAhead(); ok {
 			r := e.measure(ctx, q.v)
 			if ctx.Err() != nil && r.Outcome != autotune.OK {
+				cut = r.Cost
 				break // cut by the end of the search: not q's result
 			}
 			e.forget(q.pt.Key())
@@ -289,6 +291,9 @@ func (e *evaluator) Evaluate(ctx context.Context, pt autotune.Point) autotune.Re
 	r := e.measure(ctx, m.v)
 	r.Cost.Build += waited
 	r.Cost.Generate += gen
+	if cut != (autotune.Cost{}) { // pt's evaluation is cut too: Tune counts its cost as spent
+		r.Cost = r.Cost.Add(cut)
+	}
 	return r
 }
 
