@@ -299,11 +299,14 @@ func TestCommittedTables(t *testing.T) {
 		rows, failed int
 		optimum      float64 // ms
 	}{
-		"matmul128-pocl.csv":  {895, 0, 0.103785},
-		"conv2d256-pocl.csv":  {693, 16, 0.143729},
-		"mv1024-pocl.csv":     {945, 0, 0.335639},
-		"matmul1024-h100.csv": {1295, 99, 0.08512},
-		"conv2d1024-h100.csv": {885, 68, 0.012608},
+		"matmul128-pocl.csv":      {895, 0, 0.103785},
+		"conv2d256-pocl.csv":      {693, 16, 0.143729},
+		"mv1024-pocl.csv":         {945, 0, 0.335639},
+		"matmul1024-h100.csv":     {1295, 99, 0.08512},
+		"conv2d1024-h100.csv":     {885, 68, 0.012608},
+		"matmul128-pocl-xeon.csv": {1875, 375, 0.0423905},
+		"conv2d256-pocl-xeon.csv": {894, 180, 0.0493025},
+		"mv1024-pocl-xeon.csv":    {1070, 0, 0.05844149999999999},
 	}
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) != len(want) {
@@ -329,7 +332,9 @@ func TestCommittedTables(t *testing.T) {
 			t.Errorf("%s: %d rows, %d of %d start points in the space", f, tab.Len(), len(tab.Start()), len(c.Start()))
 		}
 		for _, p := range tab.Start() {
-			if r := tab.Evaluator().Evaluate(context.Background(), p); r.Outcome == autotune.Illegal {
+			// A start point may be a row recorded as illegal (the
+			// transforms refused it), as it is live with these pins.
+			if _, ok := tab.Lookup(p); !ok {
 				t.Errorf("%s: start point %v is not a row", f, p)
 			}
 		}

@@ -21,10 +21,14 @@
 // fully unrolled.
 //
 // Beyond the paper, passes that bring the code nearer a device's limits
-// (issue 17): pipelining overlaps the copy of the next tile with the
-// computation (prefetch), vectorization computes runs of points along x as
-// OpenCL vectors (vec), packing reads local elements in float2/float4 runs
-// and shared elements once (pack); staging can store tiles transposed
+// (issue 17): accumulation splits an accumulation of a sum of products
+// into a private accumulator (c += x*y + z*w) into one accumulation per
+// term, so that each is one fused multiply-add (it reassociates the sum:
+// such variants differ from the single-point kernel by rounding);
+// pipelining overlaps the copy of the next tile with the computation
+// (prefetch), vectorization computes runs of points along x as OpenCL
+// vectors (vec), packing reads local elements in float2/float4 runs and
+// shared elements once (pack); staging can store tiles transposed
 // (ltrans), and the geometry can place a warp's work-items in a 2D
 // sub-block (warp) and launch work-groups in bands (gswz).
 //

@@ -62,6 +62,9 @@ func triangularProblem(k *hpl.Kernel, n, nx int) *transforms.Problem {
 var testKernels = map[string]func() *transforms.Problem{
 	"tri_lower_id":      func() *transforms.Problem { return triangularProblem(triLowerID, 21, 19) },
 	"tri_lower_counter": func() *transforms.Problem { return triangularProblem(triLowerCounter, 21, 19) },
+	"acc_private":       func() *transforms.Problem { return accProblem(accPrivate, 16, 8) },
+	"acc_strided":       func() *transforms.Problem { return accProblem(accStrided, 16, 8) },
+	"acc_temp":          func() *transforms.Problem { return accProblem(accTemp, 16, 8) },
 }
 
 // TestTriangularMatchesReference runs random legal settings of triangular

@@ -10,7 +10,9 @@ falls on different rows), with `hplopt tune KERNEL SIZE -d CPU -s exhaustive
 --runs RUNS --params ROW` (RUNS 10), every parameter pinned: the row's
 columns, and the extensions of the space that the tables predate at their
 neutral values ($NEUTRAL, default vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1;
-a 1-D kernel has no warp nor gswz). Each
+a 1-D kernel has no warp nor gswz; empty for a table of the current
+space). $SAMPLE (default 0) more rows, drawn at random (seed 1) from the
+rest of the successful rows, are measured the same way beside the TOP. Each
 measurement is the median of RUNS timed launches (as the table's times are
 the medians of 5); the row's new time is the median of its ROUNDS
 measurements. OUT.csv gets one line per row: its parameters, the table's
@@ -18,7 +20,7 @@ time, each round's time, the new time, and the load average (uptime) before
 each round. The table itself is not changed (update.py does that).
 $HPLOPT names the binary (default: hplopt on PATH).
 """
-import csv, json, os, statistics, subprocess, sys, tempfile
+import csv, json, os, random, statistics, subprocess, sys, tempfile
 
 NEUTRAL = "vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1"
 
@@ -58,8 +60,10 @@ def main():
     binary = os.environ.get("HPLOPT", "hplopt")
     neutral = os.environ.get("NEUTRAL", NEUTRAL)
     params, rs = rows(table)
-    rs = rs[:top]
-    pins = [",".join("%s=%s" % (p, row[p]) for p in params) + "," + neutral for row in rs]
+    sample = int(os.environ.get("SAMPLE", "0"))
+    rest = rs[top:]
+    rs = rs[:top] + (random.Random(1).sample(rest, min(sample, len(rest))) if sample else [])
+    pins = [",".join(["%s=%s" % (p, row[p]) for p in params] + ([neutral] if neutral else [])) for row in rs]
     times = [[] for _ in rs]
     loads = []
     for k in range(rounds):
