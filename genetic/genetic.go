@@ -15,7 +15,11 @@
 // last result of its parents is known. The islands share what they
 // measured: a point is measured at most once over all of them, and when
 // an island breeds, the best point measured on any island joins its
-// elites (migration).
+// elites (migration). The first island's first generation holds, after
+// the seeds, neighbours of them (Settings.Neighbours: a seed with one
+// parameter moved to the next value of its range): a local start around
+// the shapes the caller expects to be good, while the other islands start
+// from random points.
 //
 // Children are brought back into the search space with Space.Repair, so
 // every proposal satisfies the space's constraints. A point is measured at
@@ -69,6 +73,13 @@ type Settings struct {
 	// example the baseline setting), repaired into the space; the rest of
 	// it is drawn at random. Default none.
 	Seeds []autotune.Point
+	// Neighbours is the number of individuals of the first island's first
+	// generation, after the seeds, that are neighbours of the seeds: a
+	// seed with one parameter moved to an adjacent value of its range,
+	// the seeds after the first (the single-point setting, when it is
+	// given first) taken in turn. Default Population/2 with two or more
+	// seeds, else 0; negative for none.
+	Neighbours int
 }
 
 func (s Settings) withDefaults() Settings {
@@ -81,6 +92,10 @@ func (s Settings) withDefaults() Settings {
 	if s.Tournament <= 0 {
 		s.Tournament = 3
 	}
+	if s.Neighbours == 0 && len(s.Seeds) >= 2 {
+		s.Neighbours = s.Population / 2
+	}
+
 	if s.Crossover == 0 {
 		s.Crossover = 0.9
 	}
@@ -280,8 +295,8 @@ func (g *GA) start() {
 		return
 	}
 	g.started = true
-	for range g.set.Islands {
-		is := &island{pop: g.first()}
+	for i := range g.set.Islands {
+		is := &island{pop: g.first(i == 0)}
 		g.islands = append(g.islands, is)
 		g.queue = append(g.queue, is)
 		g.made(is)
@@ -301,7 +316,7 @@ func (g *GA) made(is *island) {
 
 // first returns a first generation: the seeds, then random points (the
 // sampler draws each point once, over all islands).
-func (g *GA) first() []autotune.Point {
+func (g *GA) first(near bool) []autotune.Point {
 	var pop []autotune.Point
 	in := map[string]bool{}
 	for _, s := range g.set.Seeds {
@@ -315,6 +330,16 @@ func (g *GA) first() []autotune.Point {
 		in[p.Key()] = true
 		pop = append(pop, p)
 	}
+	if near && g.set.Neighbours > 0 {
+		seeds := slices.Clone(pop)
+		if len(seeds) > 1 {
+			seeds = seeds[1:]
+		}
+		for _, p := range g.neighbours(seeds, min(g.set.Neighbours, g.set.Population-len(pop)), in) {
+			in[p.Key()] = true
+			pop = append(pop, p)
+		}
+	}
 	for len(pop) < g.set.Population {
 		p, ok := g.fresh(in)
 		if !ok {
@@ -324,6 +349,34 @@ func (g *GA) first() []autotune.Point {
 		pop = append(pop, p)
 	}
 	return pop
+}
+
+// neighbours returns up to n distinct points, open and not in avoid, each
+// one of seeds (in turn) with one parameter, drawn at random, moved to the
+// value next to its own in its range (up or down, drawn at random),
+// repaired. It gives up after 20n draws.
+func (g *GA) neighbours(seeds []autotune.Point, n int, avoid map[string]bool) []autotune.Point {
+	var out []autotune.Point
+	seen := map[string]bool{}
+	for try := 0; len(out) < n && len(seeds) > 0 && try < 20*n; try++ {
+		s := seeds[try%len(seeds)]
+		k := g.r.IntN(s.Len())
+		r := g.space.Range(k, s)
+		i := slices.Index(r, s.Value(k))
+		if i < 0 || len(r) < 2 {
+			continue
+		}
+		j := i + 1
+		if j == len(r) || (i > 0 && g.r.IntN(2) == 0) {
+			j = i - 1
+		}
+		p := g.space.Repair(s.With(k, r[j]))
+		if key := p.Key(); g.space.Contains(p) && g.open(key) && !avoid[key] && !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // breedMeasured breeds the next generation of every island whose

@@ -193,3 +193,66 @@ func TestBeatsRandom(t *testing.T) {
 		t.Errorf("median best: genetic %.3f, random %.3f", ga[len(ga)/2], rnd[len(rnd)/2])
 	}
 }
+
+// TestNeighbours: the first island's first generation holds, after the
+// seeds, Population/2 neighbours of the seeds after the first (one
+// parameter moved to the next value of its range, repaired), the second
+// island's none; Neighbours < 0 turns them off.
+func TestNeighbours(t *testing.T) {
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	var seeds []autotune.Point
+	for _, m := range []map[string]int{
+		{"szx": 1024, "szy": 1024, "lszx": 64, "lszy": 1, "bszx": 1, "bszy": 1},
+		{"bszx": 4, "bszy": 4, "lszx": 16, "lszy": 16, "szx": 256, "szy": 256, "fullunroll": 1, "interleave": 1, "tw0": 32, "uf": 4, "lmem": 1},
+		{"bszx": 8, "bszy": 8, "lszx": 16, "lszy": 16, "szx": 128, "szy": 128, "fullunroll": 1, "interleave": 1, "tw0": 16, "uf": 4, "lmem": 1},
+	} {
+		p, err := space.PointOf(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds = append(seeds, space.Repair(p))
+	}
+	neighbour := func(p autotune.Point) bool {
+		for _, s := range seeds[1:] {
+			for k := range s.Len() {
+				r := space.Range(k, s)
+				i := slices.Index(r, s.Value(k))
+				for _, j := range []int{i - 1, i + 1} {
+					if i >= 0 && j >= 0 && j < len(r) && space.Repair(s.With(k, r[j])).Equal(p) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	count := func(pop []autotune.Point) int {
+		n := 0
+		for _, p := range pop {
+			if !slices.ContainsFunc(seeds, p.Equal) && neighbour(p) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		set         genetic.Settings
+		first, next int // neighbours in the first and second island's first generations
+	}{
+		{genetic.Settings{Seeds: seeds}, 10, 0},
+		{genetic.Settings{Seeds: seeds, Neighbours: 4}, 4, 0},
+		{genetic.Settings{Seeds: seeds, Neighbours: -1}, 0, 0},
+	} {
+		ga := genetic.New(space, autotune.NewRand(1), c.set)
+		if _, ok := ga.Next(); !ok {
+			t.Fatal("no proposal")
+		}
+		first, next := genetic.Population(ga, 0), genetic.Population(ga, 1)
+		if !slices.EqualFunc(first[:3], seeds, autotune.Point.Equal) {
+			t.Errorf("Neighbours %d: first generation starts %v, want the seeds", c.set.Neighbours, first[:3])
+		}
+		if got, gotNext := count(first), count(next); got != c.first || gotNext != c.next || len(first) != 20 {
+			t.Errorf("Neighbours %d: %d and %d neighbours in the islands' first generations of %d, want %d and %d", c.set.Neighbours, got, gotNext, len(first), c.first, c.next)
+		}
+	}
+}
