@@ -4,7 +4,7 @@
     python3 docs/replay/summary.py > docs/replay/summary.md
 
 Reads docs/replay/TABLE.txt (the output of the command on its first line,
---at 20,2.5%,5%) for the five tables and prints, in Markdown: one results
+--at 20,2.5%,5%) for the eight tables and prints, in Markdown: one results
 table per table (median fraction of the optimum [quartiles] and score at 20
 evaluations, 2.5%, 5% and the full budget, and beats-random-from-20), the
 issue's target per strategy and table (0.95 of the optimum at 2.5% of the
@@ -22,6 +22,9 @@ TABLES = [
     ("mv1024-pocl", "MV 1024 PoCL", "pocl"),
     ("matmul1024-h100", "MATMUL 1024 H100", "h100"),
     ("conv2d1024-h100", "2DCONV 1024 H100", "h100"),
+    ("matmul128-pocl-xeon", "MATMUL 128 PoCL Xeon", "xeon"),
+    ("conv2d256-pocl-xeon", "2DCONV 256 PoCL Xeon", "xeon"),
+    ("mv1024-pocl-xeon", "MV 1024 PoCL Xeon", "xeon"),
 ]
 import json
 
@@ -116,7 +119,7 @@ def main():
             cells.append("%s%.3f%s, %s" % ("**" if ok else "", fr, "**" if ok else "", beats[s]))
         out.write("| %s | %s | %d | %d |\n" % (s, " | ".join(cells), hit, beat))
     out.write("\n### Mean scores\n\n")
-    groups = [("all", None), ("PoCL", "pocl"), ("H100", "h100")]
+    groups = [("all", None), ("PoCL", "pocl"), ("H100", "h100"), ("Xeon", "xeon")]
     hdr = []
     for g, _ in groups:
         for b in ("20", "2.5%", "5%", "10%"):
