@@ -13,7 +13,10 @@
 # (the 10 fastest and 10 random rows, each measured again alone).
 #
 # Run from the repository root:  OUT=/some/dir TABLES="matmul128" bash docs/results/h100/scripts/session5c.sh
-# ($TABLES: some of matmul128 conv2d256 mv1024). Everything goes to $OUT/c.
+# ($TABLES: some of matmul128 conv2d256 mv1024 matmul256; matmul256, MATMUL
+# n=256 whose kernels run about 8 times longer, tests whether longer
+# kernels time the same from one process to the next). Everything goes to
+# $OUT/c.
 set -u
 : "${OUT:?set OUT to the output directory}"
 H=$PWD/.gpu/hplopt
@@ -27,6 +30,7 @@ spec() {
   matmul128) echo 'matmul|-n 128,128 -k 128|lszx=1,lszy=1,interleave=0,vw=1,lmem=0,lcopy=0,tw0=0,fullunroll=1,szy=16' ;;
   conv2d256) echo 'conv2d|-n 256,256 -k 5,5|lszx=1,lszy=1,interleave=0,vw=1,lmem=0,lcopy=0,tw0=0,tw1=0,szy=32' ;;
   mv1024) echo 'mv|-n 1024 -k 1024|lszx=1,interleave=0,vw=1,lmem=0,lcopy=0,tw0=0' ;;
+  matmul256) echo 'matmul|-n 256,256 -k 256|lszx=1,lszy=1,interleave=0,vw=1,lmem=0,lcopy=0,tw0=0,fullunroll=1,szy=32' ;;
   esac
 }
 for t in ${TABLES:-matmul128 conv2d256 mv1024}; do
