@@ -5,19 +5,29 @@ import "github.com/hplopt/hplopt/ast"
 var accumulation = &Pass{
 	Name:     "accumulation",
 	Requires: []*Pass{promotion},
-	Doc: `Splits the accumulation of a sum of products into a private variable in the
-body of the main compute loop nest (acc += x*y + u*v, acc -= x*y - u*v,
-acc = acc + (x*y + u*v)) into one accumulation per term (acc += x*y;
-acc += u*v), so that the OpenCL compiler contracts each into one fused
-multiply-add: two instructions for the four operations instead of a
-multiply, a multiply-add and an add. It acts on sums of two or more
-products, all of floating-point values, accumulated into a variable that
-private memory holds (a promoted element, a per-point value, a private
-variable of the kernel) and that the terms do not read; an accumulation into
-global or local memory is left alone (each term would read and write it).
-The split reassociates the additions: such variants differ from the
-single-point kernel by rounding, within the tolerance every variant's
-output is checked with.`,
+	Doc: `Rewrites the sums of the body of the main compute loop nest so that the
+OpenCL compiler contracts them into fused multiply-adds, in three steps.
+Split: the accumulation of a sum of products into a private variable
+(acc += x*y + u*v, acc -= x*y - u*v, acc = acc + (x*y + u*v)) becomes one
+accumulation per term (acc += x*y; acc += u*v): two instructions for the
+four operations instead of a multiply, a multiply-add and an add. It acts on
+sums of two or more products, all of floating-point values, accumulated into
+a variable that private memory holds (a promoted element, a per-point value,
+a private variable of the kernel) and that the terms do not read; an
+accumulation into global or local memory is left alone (each term would read
+and write it). Factor: when every accumulation into such a variable in the
+nest's body has the same factor f in each term (acc += alpha*x*y), f a
+floating-point variable or argument the body does not assign, and the body
+reads the variable nowhere else, the terms accumulate without f into a new
+private accumulator, zeroed before the nest, and acc += f * it after the
+nest: one fused multiply-add a term instead of a multiply and a
+multiply-add (SYRK's and SYR2K's alpha). Order: a floating-point sum whose
+first term is a product, with two or more products and another term
+(x*x + y*y + z*z + e), puts the other terms first (e + x*x + y*y + z*z): a
+multiply-add a product instead of a multiply, the multiply-adds and an add
+(NBODY's softened distance). Each step reassociates arithmetic: such
+variants differ from the single-point kernel by rounding, within the
+tolerance every variant's output is checked with.`,
 	Run: func(s *state) error {
 		if len(s.loops) == 0 {
 			return nil
@@ -33,10 +43,18 @@ output is checked with.`,
 			return true
 		}
 		ast.Inspect(s.k.Body, collect)
-		for _, st := range concat(s.private.decls, s.hoisted, s.pre, s.opre, s.body) {
+		for _, st := range concat(s.local.decls, s.private.decls, s.hoisted, s.pre, s.opre, s.body) {
 			ast.Inspect(st, collect)
 		}
 		s.body = sp.stmts(s.body)
+		init, final := &s.pre, &s.post
+		if s.outer != nil {
+			init, final = &s.opre, &s.opost
+		}
+		s.factorOut(sp.types, init, final)
+		for i, st := range s.body {
+			s.body[i] = fuseOrder(st, sp.types).(ast.Stmt)
+		}
 		return nil
 	},
 }
@@ -94,25 +112,8 @@ func (sp splitter) split(a *ast.Assign) []ast.Stmt {
 		return nil
 	}
 	// The sum accumulated, and whether it is subtracted.
-	var sum ast.Expr
-	neg := false
-	switch a.Op {
-	case ast.AddSet, ast.SubSet:
-		sum, neg = a.RHS, a.Op == ast.SubSet
-	case ast.Set:
-		b, ok := a.RHS.(*ast.Binary)
-		lhs := ast.ExprString(a.LHS)
-		switch {
-		case !ok:
-			return nil
-		case (b.Op == ast.Add || b.Op == ast.Sub) && ast.ExprString(b.X) == lhs:
-			sum, neg = b.Y, b.Op == ast.Sub
-		case b.Op == ast.Add && ast.ExprString(b.Y) == lhs:
-			sum = b.X
-		default:
-			return nil
-		}
-	default:
+	sum, neg, ok := accumulated(a)
+	if !ok {
 		return nil
 	}
 	terms := flattenSum(sum, neg, nil)
@@ -162,4 +163,315 @@ func readsVar(x ast.Expr, name string) bool {
 		return !found
 	})
 	return found
+}
+
+// scaled is one accumulation of a per-point accumulator whose terms all
+// carry the same invariant factor (factorOut).
+type scaled struct {
+	a     *ast.Assign
+	terms []term
+}
+
+// factorOut takes an invariant factor out of the accumulations into
+// per-point accumulators in the nest's body: when every accumulation into
+// acc there (acc += f*x*y, acc -= f*u) has the factor f in each term, f a
+// floating-point variable or argument the body does not assign, and the
+// body reads acc nowhere else, the terms accumulate without f into a new
+// per-point accumulator, zeroed before the nest, and acc += f * it after
+// the nest. init and final are the statements run per point before and
+// after the nest (pre and post, or the outer loop's opre and opost).
+func (s *state) factorOut(types map[string]ast.Type, init, final *[]ast.Stmt) {
+	assigned := map[string]bool{}
+	for _, l := range s.loops {
+		assigned[l.Var] = true
+	}
+	var order []string
+	accs := map[string][]scaled{}
+	bad := map[string]bool{}
+	for _, st := range s.body {
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Decl:
+				assigned[n.Name] = true
+			case *ast.For:
+				assigned[n.Var] = true
+			case *ast.Assign:
+				name, ok := s.accumulator(n.LHS)
+				if id, isID := n.LHS.(*ast.Ident); isID {
+					assigned[id.Name] = true
+				}
+				if !ok {
+					break
+				}
+				sum, neg, isAcc := accumulated(n)
+				if !isAcc || !typeOf(n.LHS, types).IsFloat() {
+					bad[name] = true
+					break
+				}
+				if _, seen := accs[name]; !seen {
+					order = append(order, name)
+				}
+				accs[name] = append(accs[name], scaled{n, flattenSum(sum, neg, nil)})
+			}
+			return true
+		})
+	}
+	// Reads of the accumulators other than the accumulated elements.
+	for _, st := range s.body {
+		ast.Inspect(st, func(n ast.Node) bool {
+			if a, ok := n.(*ast.Assign); ok {
+				if name, ok := s.accumulator(a.LHS); ok && accs[name] != nil {
+					if l, ok := a.LHS.(*ast.Index); ok {
+						for _, x := range l.Indices {
+							ast.Inspect(x, func(m ast.Node) bool { markReads(m, accs, bad); return true })
+						}
+					}
+					ast.Inspect(a.RHS, func(m ast.Node) bool { markReads(m, accs, bad); return true })
+					return false
+				}
+			}
+			markReads(n, accs, bad)
+			return true
+		})
+	}
+	for _, acc := range order {
+		list := accs[acc]
+		if bad[acc] {
+			continue
+		}
+		f := commonFactor(list, types, assigned)
+		if f == "" {
+			continue
+		}
+		decl := s.privateDecl(acc)
+		if decl == nil {
+			continue
+		}
+		name := s.fresh("u_" + acc)
+		s.private.decls = append(s.private.decls, &ast.Decl{Name: name, Type: decl.Type, Mem: ast.Private, Extents: append([]int(nil), decl.Extents...)})
+		orig := ast.CloneExpr(list[0].a.LHS)
+		ref := func() ast.Expr { return ast.Id(name) }
+		if l, ok := orig.(*ast.Index); ok {
+			s.private.perPoint[name] = true
+			ref = func() ast.Expr { return &ast.Index{Array: name, Indices: cloneAll(l.Indices)} }
+		}
+		for _, sc := range list {
+			var sum ast.Expr
+			neg := false
+			for i, t := range sc.terms {
+				x := withoutFactor(t.x, f)
+				switch {
+				case i == 0:
+					sum, neg = x, t.neg
+				case t.neg == neg:
+					sum = &ast.Binary{Op: ast.Add, X: sum, Y: x}
+				default:
+					sum = &ast.Binary{Op: ast.Sub, X: sum, Y: x}
+				}
+			}
+			op := ast.AddSet
+			if neg {
+				op = ast.SubSet
+			}
+			*sc.a = ast.Assign{LHS: ref(), Op: op, RHS: sum}
+		}
+		*init = append(*init, &ast.Assign{LHS: ref(), Op: ast.Set, RHS: &ast.FloatLit{Value: 0, Type: decl.Type}})
+		*final = append([]ast.Stmt{&ast.Assign{
+			LHS: orig, Op: ast.AddSet,
+			RHS: &ast.Binary{Op: ast.Mul, X: ast.Id(f), Y: ref()},
+		}}, *final...)
+	}
+}
+
+// markReads marks bad the accumulators that n reads.
+func markReads(n ast.Node, accs map[string][]scaled, bad map[string]bool) {
+	switch x := n.(type) {
+	case *ast.Index:
+		if accs[x.Array] != nil {
+			bad[x.Array] = true
+		}
+	case *ast.Ident:
+		if accs[x.Name] != nil {
+			bad[x.Name] = true
+		}
+	}
+}
+
+// accumulator returns the name of the per-point accumulator x is, and
+// true: an element of a per-point array indexed by the point offsets, or,
+// with one point a block, a private scalar of the kernel or of promotion.
+func (s *state) accumulator(x ast.Expr) (string, bool) {
+	switch x := x.(type) {
+	case *ast.Index:
+		return x.Array, s.private.perPoint[x.Array] && s.pointIndex(x)
+	case *ast.Ident:
+		d := s.privateDecl(x.Name)
+		return x.Name, s.points == 1 && d != nil && len(d.Extents) == 0 && d.Width <= 1
+	}
+	return "", false
+}
+
+// accumulated returns the sum that a adds to its left side (subtracts,
+// when neg), or false when a does not accumulate: lhs += x, lhs -= x,
+// lhs = lhs + x, lhs = lhs - x, lhs = x + lhs.
+func accumulated(a *ast.Assign) (sum ast.Expr, neg, ok bool) {
+	switch a.Op {
+	case ast.AddSet, ast.SubSet:
+		return a.RHS, a.Op == ast.SubSet, true
+	case ast.Set:
+		b, isBin := a.RHS.(*ast.Binary)
+		if !isBin {
+			return nil, false, false
+		}
+		lhs := ast.ExprString(a.LHS)
+		switch {
+		case (b.Op == ast.Add || b.Op == ast.Sub) && ast.ExprString(b.X) == lhs:
+			return b.Y, b.Op == ast.Sub, true
+		case b.Op == ast.Add && ast.ExprString(b.Y) == lhs:
+			return b.X, false, true
+		}
+	}
+	return nil, false, false
+}
+
+// pointIndex reports whether x is indexed by the point offsets alone (or
+// constants): the same element in the nest's body as before and after it.
+func (s *state) pointIndex(x *ast.Index) bool {
+	offsets := map[string]bool{}
+	for d := 0; d < s.dims; d++ {
+		offsets[s.geom[d].p] = true
+	}
+	for _, i := range x.Indices {
+		switch i := i.(type) {
+		case *ast.IntLit:
+		case *ast.Ident:
+			if !offsets[i.Name] {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// privateDecl returns the declaration of the private variable name that
+// promotion, coarsening or the kernel (hoisted from the compute section's
+// statements) made, or nil.
+func (s *state) privateDecl(name string) *ast.Decl {
+	for _, st := range concat(s.private.decls, s.hoisted) {
+		if d, ok := st.(*ast.Decl); ok && d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// commonFactor returns a variable that is a factor of every term of every
+// accumulation of list, of floating-point type and not assigned in the
+// nest's body, or "" when there is none.
+func commonFactor(list []scaled, types map[string]ast.Type, assigned map[string]bool) string {
+	for _, c := range factors(list[0].terms[0].x, nil) {
+		id, ok := c.(*ast.Ident)
+		if !ok || assigned[id.Name] || !typeOf(id, types).IsFloat() {
+			continue
+		}
+		all := true
+		for _, sc := range list {
+			for _, t := range sc.terms {
+				all = all && withoutFactor(t.x, id.Name) != nil
+			}
+		}
+		if all {
+			return id.Name
+		}
+	}
+	return ""
+}
+
+// factors appends to out the factors of the product x, left to right (x
+// itself when it is not a product).
+func factors(x ast.Expr, out []ast.Expr) []ast.Expr {
+	if b, ok := x.(*ast.Binary); ok && b.Op == ast.Mul {
+		return factors(b.Y, factors(b.X, out))
+	}
+	return append(out, x)
+}
+
+// withoutFactor returns the product x without its first factor that is the
+// variable f, or nil when x has no such factor (or is f alone).
+func withoutFactor(x ast.Expr, f string) ast.Expr {
+	fs := factors(x, nil)
+	if len(fs) < 2 {
+		return nil
+	}
+	var out ast.Expr
+	found := false
+	for _, c := range fs {
+		if id, ok := c.(*ast.Ident); ok && id.Name == f && !found {
+			found = true
+			continue
+		}
+		if out == nil {
+			out = c
+		} else {
+			out = &ast.Binary{Op: ast.Mul, X: out, Y: c}
+		}
+	}
+	if !found {
+		return nil
+	}
+	return out
+}
+
+// fuseOrder rewrites the floating-point sums in x whose first term is a
+// product, with two or more products and some other term, so that the
+// other terms come first: p*q + r*s + t becomes t + p*q + r*s, which
+// contracts into two fused multiply-adds instead of a multiply, a
+// multiply-add and an add.
+func fuseOrder(x ast.Node, types map[string]ast.Type) ast.Node {
+	return ast.Apply(x, nil, func(c *ast.Cursor) bool {
+		b, ok := c.Node().(*ast.Binary)
+		if !ok || (b.Op != ast.Add && b.Op != ast.Sub) || !typeOf(b, types).IsFloat() {
+			return true
+		}
+		terms := flattenSum(b, false, nil)
+		var prods, others []term
+		for _, t := range terms {
+			if m, ok := t.x.(*ast.Binary); ok && m.Op == ast.Mul {
+				prods = append(prods, t)
+			} else {
+				others = append(others, t)
+			}
+		}
+		if len(prods) < 2 || len(others) == 0 {
+			return true
+		}
+		if m, ok := terms[0].x.(*ast.Binary); !ok || m.Op != ast.Mul {
+			return true
+		}
+		// A term added leads, when there is one.
+		for i, t := range others {
+			if !t.neg {
+				others = append(append([]term{t}, others[:i]...), others[i+1:]...)
+				break
+			}
+		}
+		ordered := append(others, prods...)
+		var sum ast.Expr
+		for i, t := range ordered {
+			switch {
+			case i == 0 && t.neg:
+				sum = &ast.Unary{Op: ast.Neg, X: t.x}
+			case i == 0:
+				sum = t.x
+			case t.neg:
+				sum = &ast.Binary{Op: ast.Sub, X: sum, Y: t.x}
+			default:
+				sum = &ast.Binary{Op: ast.Add, X: sum, Y: t.x}
+			}
+		}
+		c.Replace(sum)
+		return true
+	})
 }

@@ -2,6 +2,7 @@ package transforms_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/hplopt/hplopt/ast"
@@ -218,6 +219,150 @@ func TestAccumulationMatchesReference(t *testing.T) {
 			args, want := accArgs(tc.k, nx, n, 2)
 			prob := accProblem(tc.k, nx, n)
 			vs, ps := apply(t, prob, []string{"lszx=8", "lszx=8,bszx=4,tw0=8,uf=2", "lszx=8,bszx=4,fullunroll=1,vec=4,uf=4"}, tc.split)
+			runBatchOn(t, s, tc.k.Params(), args, map[string][]float32{"out": want}, nx, vs, ps)
+		})
+	}
+}
+
+// The kernels of the factor and order tests: out[x] sums, over i < n,
+// products of a[x][i]*u[i], b[x][i]*v[i] and the scalar argument w.
+var (
+	// facOutput accumulates w*p + w*q into out[x], which promotion holds
+	// privately: w is taken out of the loop.
+	facOutput = facKernel("fac_output", func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, q hpl.Expr, loop func(func())) {
+		k.Set(out.At(hpl.Idx), 0.0)
+		loop(func() { k.AddTo(out.At(hpl.Idx), w.Mul(p).Add(w.Mul(q))) })
+	})
+	// facVarying scales by t, which the loop assigns: left alone.
+	facVarying = facKernel("fac_varying", func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, q hpl.Expr, loop func(func())) {
+		t := k.Float("t")
+		k.Set(out.At(hpl.Idx), 0.0)
+		loop(func() {
+			k.Set(t, w.Mul(2.0))
+			k.AddTo(out.At(hpl.Idx), t.Mul(p).Add(t.Mul(q)))
+		})
+	})
+	// facMixed scales one term only: left alone.
+	facMixed = facKernel("fac_mixed", func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, q hpl.Expr, loop func(func())) {
+		k.Set(out.At(hpl.Idx), 0.0)
+		loop(func() { k.AddTo(out.At(hpl.Idx), w.Mul(p).Add(q)) })
+	})
+	// facSum adds w after two products: reordered to w + p + q.
+	facSum = facKernel("fac_sum", func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, q hpl.Expr, loop func(func())) {
+		t := k.Float("t")
+		k.Set(out.At(hpl.Idx), 0.0)
+		loop(func() {
+			k.Set(t, p.Add(q).Add(w))
+			k.AddTo(out.At(hpl.Idx), t)
+		})
+	})
+)
+
+// facKernel makes a kernel over out, a, b, u, v, n and w whose compute
+// section body writes, given w, the two products of loop counter i and
+// the loop over i.
+func facKernel(name string, body func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, q hpl.Expr, loop func(func()))) *hpl.Kernel {
+	return hpl.MustKernel(name, func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 2)
+		b := k.Array("b", hpl.Float32, 2)
+		u := k.Array("u", hpl.Float32, 1)
+		v := k.Array("v", hpl.Float32, 1)
+		n := k.Scalar("n", hpl.Int32)
+		w := k.Scalar("w", hpl.Float32)
+		i := k.Int("i")
+		k.Compute(func() {
+			p, q := a.At(hpl.Idx, i).Mul(u.At(i)), b.At(hpl.Idx, i).Mul(v.At(i))
+			body(k, out, w, p, q, func(f func()) { k.For(i, 0, n, f) })
+		})
+	})
+}
+
+// TestFactorAndOrder runs the factor and order rewrites of the
+// accumulation pass on the OpenCL device, compared with the reference, and
+// checks where they acted: w taken out of fac_output's sum (accumulated
+// unscaled, out += w * the sum after the loop), fac_sum's w moved first,
+// fac_varying and fac_mixed left as the split makes them.
+func TestFactorAndOrder(t *testing.T) {
+	s, err := opencl.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const nx, n, w = 64, 24, 0.75
+	for _, tc := range []struct {
+		k        *hpl.Kernel
+		want     string // in the code, or "" when the rewrites leave it as without them
+		ref      func(p, q float64) float64
+		splitToo bool // the split acts
+	}{
+		{facOutput, "+= w * u_p_out", func(p, q float64) float64 { return w*p + w*q }, true},
+		{facVarying, "", func(p, q float64) float64 { return 2*w*p + 2*w*q }, true},
+		{facMixed, "", func(p, q float64) float64 { return w*p + q }, true},
+		{facSum, "= w + ", func(p, q float64) float64 { return p + q + w }, false},
+	} {
+		t.Run(tc.k.Name(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, 1))
+			fill := func(dims ...int) *hpl.Array {
+				a := hpl.NewArray(hpl.Float32, dims...)
+				for i := range a.Float32s() {
+					a.Float32s()[i] = r.Float32()*2 - 1
+				}
+				return a
+			}
+			a, b, u, v := fill(nx, n), fill(nx, n), fill(n), fill(n)
+			av, bv, uv, vv := a.ReadFloat32s(), b.ReadFloat32s(), u.ReadFloat32s(), v.ReadFloat32s()
+			want := make([]float32, nx)
+			for x := range nx {
+				var sum float64
+				for i := range n {
+					sum += tc.ref(float64(av[x*n+i])*float64(uv[i]), float64(bv[x*n+i])*float64(vv[i]))
+				}
+				want[x] = float32(sum)
+			}
+			args := []any{hpl.NewArray(hpl.Float32, nx), a, b, u, v, int32(n), float32(w)}
+			sk, err := hpl.Specialize(tc.k, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prob := &transforms.Problem{Kernel: sk, Domain: []int{nx}, Ints: map[string]int{"n": n}, MaxWorkGroup: 1024, LocalMem: 48 << 10}
+			var vs []*transforms.Variant
+			var ps []transforms.Params
+			for _, set := range []string{"lszx=8", "lszx=8,bszx=4,tw0=8,uf=2", "lszx=8,bszx=4,fullunroll=1,vec=4,uf=4,tw0=8,lmem=1"} {
+				pins, err := transforms.ParsePins(set)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := transforms.Complete(prob, pins)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, err := transforms.ApplyChecked(prob, p)
+				if err != nil {
+					t.Fatalf("%s: %v", set, err)
+				}
+				code, err := codegen.Source(v.Kernel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				without, err := transforms.ApplyWithout(prob, p, "accumulation")
+				if err != nil {
+					t.Fatal(err)
+				}
+				before, err := codegen.Source(without.Kernel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case tc.want != "" && !strings.Contains(code, tc.want):
+					t.Errorf("%s: no %q in\n%s", set, tc.want, code)
+				case tc.want == "" && strings.Contains(code, "u_p_out"):
+					t.Errorf("%s: a factor taken out:\n%s", set, code)
+				case (code != before) != (tc.want != "" || tc.splitToo):
+					t.Errorf("%s: the pass changed the code: %v:\n%s", set, code != before, code)
+				}
+				vs, ps = append(vs, v), append(ps, p)
+			}
 			runBatchOn(t, s, tc.k.Params(), args, map[string][]float32{"out": want}, nx, vs, ps)
 		})
 	}

@@ -23,8 +23,11 @@
 // Beyond the paper, passes that bring the code nearer a device's limits
 // (issue 17): accumulation splits an accumulation of a sum of products
 // into a private accumulator (c += x*y + z*w) into one accumulation per
-// term, so that each is one fused multiply-add (it reassociates the sum:
-// such variants differ from the single-point kernel by rounding);
+// term, takes a common invariant factor out of such accumulations
+// (c += alpha*x*y: the sum without alpha, times alpha after the loop), and
+// puts a sum's terms that are not products before its products, so that
+// each product is one fused multiply-add (it reassociates arithmetic: such
+// variants differ from the single-point kernel by rounding);
 // pipelining overlaps the copy of the next tile with the computation
 // (prefetch), vectorization computes runs of points along x as OpenCL
 // vectors (vec), packing reads local elements in float2/float4 runs and
