@@ -45,8 +45,11 @@ func canonicalSeeds(domain, loops []int, cpu bool) []map[string]int {
 		list = append([]shape{list[last]}, list[:last]...)
 	}
 	var out []map[string]int
+	if !cpu && len(domain) >= 2 && len(loops) == len(domain) {
+		out = convSeeds(domain, loops)
+	}
 	if !cpu && len(domain) >= 2 && len(loops) > 0 {
-		out = nearSeeds(domain, loops)
+		out = append(out, nearSeeds(domain, loops)...)
 	}
 	for _, sh := range list {
 		il := 1
@@ -103,4 +106,30 @@ func nearSeeds(domain, loops []int) []map[string]int {
 		out = append(out, place(m, domain, loops, [3]int{sh.lx, sh.ly, 1}, [3]int{8, 8, 1}, sh.tile))
 	}
 	return out
+}
+
+// convSeeds are the GPU shapes for kernels with a compute loop along each
+// dimension of their domain, as convolutions have (out[y][x] sums
+// in[y+i][x+j]*f[i][j]), first: 16x2 points per work-item along x and y
+// in work-groups of 2x16 items (32x32 points), in runs of 2 as float2
+// vectors, the input tile with its halo and the filter's staged in local
+// memory and read in runs (pack), the innermost loop's tile of 16 unrolled,
+// and the other loops' tiles of 64 (2D) or 16 and 2 (3D: the outermost of
+// 2, so that the input tile with its halo fits 48 KiB). It is the shape the
+// H100's 2DCONV 2048 search reached in 45 s (0.396 of FP32 peak,
+// docs/results/h100/cf9e9d7/); the 3D shapes above stage tiles of 32 or 16
+// along every loop, whose halo needs up to 2.9 MB of local memory for
+// 3DCONV, so that its search started from illegal points.
+func convSeeds(domain, loops []int) []map[string]int {
+	m := map[transforms.Name]int{transforms.FullUnroll: 0, transforms.Interleave: 1, transforms.VW: 2, transforms.LMem: 1, transforms.LCopy: 1, transforms.UF: 16, transforms.Vec: 2,
+		transforms.Pack: 1, transforms.LTrans: 0, transforms.Prefetch: 0, transforms.Warp: 0}
+	tiles := []int{64, 16}
+	if len(loops) == 3 {
+		tiles = []int{2, 16, 16}
+	}
+	pt := place(m, domain, loops, [3]int{2, 16, 1}, [3]int{16, 2, 1}, 0)
+	for i, l := range loops {
+		pt[string(transforms.Tile(i))] = min(l, tiles[i])
+	}
+	return []map[string]int{pt}
 }
