@@ -1,6 +1,10 @@
 package transforms
 
-import "github.com/hplopt/hplopt/ast"
+import (
+	"slices"
+
+	"github.com/hplopt/hplopt/ast"
+)
 
 var accumulation = &Pass{
 	Name:     "accumulation",
@@ -21,7 +25,10 @@ floating-point variable or argument the body does not assign, and the body
 reads the variable nowhere else, the terms accumulate without f into a new
 private accumulator, zeroed before the nest, and acc += f * it after the
 nest: one fused multiply-add a term instead of a multiply and a
-multiply-add (SYRK's and SYR2K's alpha). Order: a floating-point sum whose
+multiply-add (SYRK's and SYR2K's alpha). The statements before the nest
+that only set acc (acc = c[..]; acc = beta * acc) move after it when
+nothing the nest changes feeds them, so that acc does not hold a register
+across the nest beside the new accumulator. Order: a floating-point sum whose
 first term is a product, with two or more products and another term
 (x*x + y*y + z*z + e), puts the other terms first (e + x*x + y*y + z*z): a
 multiply-add a product instead of a multiply, the multiply-adds and an add
@@ -47,9 +54,10 @@ tolerance every variant's output is checked with.`,
 			ast.Inspect(st, collect)
 		}
 		s.body = sp.stmts(s.body)
-		init, final := &s.pre, &s.post
+		// The promoted elements' loads run per point just before pre.
+		init, final := []*[]ast.Stmt{&s.private.loads, &s.pre}, &s.post
 		if s.outer != nil {
-			init, final = &s.opre, &s.opost
+			init, final = []*[]ast.Stmt{&s.opre}, &s.opost
 		}
 		s.factorOut(sp.types, init, final)
 		for i, st := range s.body {
@@ -179,8 +187,10 @@ type scaled struct {
 // body reads acc nowhere else, the terms accumulate without f into a new
 // per-point accumulator, zeroed before the nest, and acc += f * it after
 // the nest. init and final are the statements run per point before and
-// after the nest (pre and post, or the outer loop's opre and opost).
-func (s *state) factorOut(types map[string]ast.Type, init, final *[]ast.Stmt) {
+// after the nest: init the lists that run in turn before it (the promoted
+// elements' loads and pre, or the outer loop's opre), final post or opost;
+// the statements of init that only set acc move to final (deferInit).
+func (s *state) factorOut(types map[string]ast.Type, init []*[]ast.Stmt, final *[]ast.Stmt) {
 	assigned := map[string]bool{}
 	for _, l := range s.loops {
 		assigned[l.Var] = true
@@ -234,6 +244,15 @@ func (s *state) factorOut(types map[string]ast.Type, init, final *[]ast.Stmt) {
 			return true
 		})
 	}
+	writes := bodyWrites(s.body)
+	for _, l := range s.loops {
+		writes[l.Var] = true
+	}
+	for _, st := range s.local.decls {
+		if d, ok := st.(*ast.Decl); ok {
+			writes[d.Name] = true
+		}
+	}
 	for _, acc := range order {
 		list := accs[acc]
 		if bad[acc] {
@@ -275,12 +294,143 @@ func (s *state) factorOut(types map[string]ast.Type, init, final *[]ast.Stmt) {
 			}
 			*sc.a = ast.Assign{LHS: ref(), Op: op, RHS: sum}
 		}
-		*init = append(*init, &ast.Assign{LHS: ref(), Op: ast.Set, RHS: &ast.FloatLit{Value: 0, Type: decl.Type}})
-		*final = append([]ast.Stmt{&ast.Assign{
+		deferred := s.deferInit(acc, init, writes)
+		last := init[len(init)-1]
+		*last = append(*last, &ast.Assign{LHS: ref(), Op: ast.Set, RHS: &ast.FloatLit{Value: 0, Type: decl.Type}})
+		*final = append(append(deferred, &ast.Assign{
 			LHS: orig, Op: ast.AddSet,
 			RHS: &ast.Binary{Op: ast.Mul, X: ast.Id(f), Y: ref()},
-		}}, *final...)
+		}), *final...)
 	}
+}
+
+// bodyWrites returns the names that list writes: the variables and arrays
+// it assigns, declares or counts with.
+func bodyWrites(list []ast.Stmt) map[string]bool {
+	w := map[string]bool{}
+	for _, st := range list {
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Decl:
+				w[n.Name] = true
+			case *ast.For:
+				w[n.Var] = true
+			case *ast.Assign:
+				w[writtenName(n.LHS)] = true
+			}
+			return true
+		})
+	}
+	return w
+}
+
+// writtenName is the variable or array that an assignment to x writes.
+func writtenName(x ast.Expr) string {
+	switch x := x.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.Index:
+		return x.Array
+	}
+	return ""
+}
+
+// readNames returns the variables and arrays that n reads (an assignment's
+// left side counts for its indices, and for itself unless the assignment
+// only sets it).
+func readNames(n ast.Node) map[string]bool {
+	r := map[string]bool{}
+	var visit func(ast.Node) bool
+	visit = func(m ast.Node) bool {
+		switch m := m.(type) {
+		case *ast.Assign:
+			if l, ok := m.LHS.(*ast.Index); ok {
+				for _, x := range l.Indices {
+					ast.Inspect(x, visit)
+				}
+			}
+			if m.Op != ast.Set {
+				r[writtenName(m.LHS)] = true
+			}
+			ast.Inspect(m.RHS, visit)
+			return false
+		case *ast.Ident:
+			r[m.Name] = true
+		case *ast.Index:
+			r[m.Array] = true
+		}
+		return true
+	}
+	ast.Inspect(n, visit)
+	return r
+}
+
+// deferInit moves the statements of init that set the factored
+// accumulator acc (acc = c[..]; acc = beta * acc) out of init and returns
+// them, to run after the nest just before acc += f * u: the accumulator is
+// then not live across the nest beside its unscaled twin u, which would
+// double the registers the points' accumulators take (an 8x8 block: 64
+// more). It moves them only when each statement of init that mentions acc
+// assigns it, and none reads what the nest's body writes (writes), another
+// accumulator or what a later statement of init assigns; else it moves
+// nothing.
+func (s *state) deferInit(acc string, init []*[]ast.Stmt, writes map[string]bool) []ast.Stmt {
+	var all []ast.Stmt
+	from := map[ast.Stmt]int{}
+	for i, l := range init {
+		for _, st := range *l {
+			all = append(all, st)
+			from[st] = i
+		}
+	}
+	var moved, kept []ast.Stmt
+	keptWrites := map[string]bool{}
+	for i := len(all) - 1; i >= 0; i-- {
+		st := all[i]
+		reads := readNames(st)
+		a, isAssign := st.(*ast.Assign)
+		mentions := reads[acc] || (isAssign && writtenName(a.LHS) == acc)
+		if !mentions {
+			ast.Inspect(st, func(n ast.Node) bool {
+				if d, ok := n.(*ast.Decl); ok && d.Name == acc {
+					mentions = true
+				}
+				return !mentions
+			})
+		}
+		if !mentions {
+			kept = append(kept, st)
+			for name := range bodyWrites([]ast.Stmt{st}) {
+				keptWrites[name] = true
+			}
+			continue
+		}
+		if !isAssign {
+			return nil
+		}
+		if name, ok := s.accumulator(a.LHS); !ok || name != acc {
+			return nil
+		}
+		for name := range reads {
+			if name != acc && (writes[name] || keptWrites[name]) {
+				return nil
+			}
+		}
+		moved = append(moved, st)
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	slices.Reverse(moved)
+	slices.Reverse(kept)
+	for _, l := range init {
+		*l = (*l)[:0:0]
+	}
+	for _, st := range kept {
+		l := init[from[st]]
+		*l = append(*l, st)
+	}
+	return moved
 }
 
 // markReads marks bad the accumulators that n reads.

@@ -233,6 +233,17 @@ var (
 		k.Set(out.At(hpl.Idx), 0.0)
 		loop(func() { k.AddTo(out.At(hpl.Idx), w.Mul(p).Add(w.Mul(q))) })
 	})
+	// facAfter starts out[x] at t, which the loop then changes: w is
+	// taken out, but out's start stays before the loop (deferInit).
+	facAfter = facKernel("fac_after", func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, q hpl.Expr, loop func(func())) {
+		t := k.Float("t")
+		k.Set(t, 1.0)
+		k.Set(out.At(hpl.Idx), t)
+		loop(func() {
+			k.Set(t, t.Add(p))
+			k.AddTo(out.At(hpl.Idx), w.Mul(p).Add(w.Mul(q)))
+		})
+	})
 	// facVarying scales by t, which the loop assigns: left alone.
 	facVarying = facKernel("fac_varying", func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, q hpl.Expr, loop func(func())) {
 		t := k.Float("t")
@@ -278,10 +289,32 @@ func facKernel(name string, body func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, 
 	})
 }
 
+// startsAfter reports whether code sets the private accumulator of out
+// (p_out, an element of it, or its unrolled scalars) after its last
+// accumulation into u_p_out: the start deferred past the loop.
+func startsAfter(code string) bool {
+	lines := strings.Split(code, "\n")
+	last := -1
+	for i, l := range lines {
+		if strings.Contains(l, "u_p_out") && strings.Contains(l, "+=") && !strings.Contains(l, "w * u_p_out") {
+			last = i
+		}
+	}
+	for _, l := range lines[last+1:] {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "p_out") && strings.Contains(l, " = ") && !strings.Contains(l, "+=") {
+			return true
+		}
+	}
+	return false
+}
+
 // TestFactorAndOrder runs the factor and order rewrites of the
 // accumulation pass on the OpenCL device, compared with the reference, and
 // checks where they acted: w taken out of fac_output's sum (accumulated
-// unscaled, out += w * the sum after the loop), fac_sum's w moved first,
+// unscaled, out += w * the sum after the loop, out's start moved after the
+// loop too) and of fac_after's (whose start reads t, which the loop
+// changes: it stays before the loop), fac_sum's w moved first,
 // fac_varying and fac_mixed left as the split makes them.
 func TestFactorAndOrder(t *testing.T) {
 	s, err := opencl.Open("")
@@ -295,11 +328,14 @@ func TestFactorAndOrder(t *testing.T) {
 		want     string // in the code, or "" when the rewrites leave it as without them
 		ref      func(p, q float64) float64
 		splitToo bool // the split acts
+		start    float64 // out's value before the loop
+		deferred bool    // out's start moves after the loop, beside out += w * u_p_out
 	}{
-		{facOutput, "+= w * u_p_out", func(p, q float64) float64 { return w*p + w*q }, true},
-		{facVarying, "", func(p, q float64) float64 { return 2*w*p + 2*w*q }, true},
-		{facMixed, "", func(p, q float64) float64 { return w*p + q }, true},
-		{facSum, "= w + ", func(p, q float64) float64 { return p + q + w }, false},
+		{facOutput, "+= w * u_p_out", func(p, q float64) float64 { return w*p + w*q }, true, 0, true},
+		{facAfter, "+= w * u_p_out", func(p, q float64) float64 { return w*p + w*q }, true, 1, false},
+		{facVarying, "", func(p, q float64) float64 { return 2*w*p + 2*w*q }, true, 0, false},
+		{facMixed, "", func(p, q float64) float64 { return w*p + q }, true, 0, false},
+		{facSum, "= w + ", func(p, q float64) float64 { return p + q + w }, false, 0, false},
 	} {
 		t.Run(tc.k.Name(), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, 1))
@@ -314,7 +350,7 @@ func TestFactorAndOrder(t *testing.T) {
 			av, bv, uv, vv := a.ReadFloat32s(), b.ReadFloat32s(), u.ReadFloat32s(), v.ReadFloat32s()
 			want := make([]float32, nx)
 			for x := range nx {
-				var sum float64
+				sum := tc.start
 				for i := range n {
 					sum += tc.ref(float64(av[x*n+i])*float64(uv[i]), float64(bv[x*n+i])*float64(vv[i]))
 				}
@@ -360,6 +396,8 @@ func TestFactorAndOrder(t *testing.T) {
 					t.Errorf("%s: a factor taken out:\n%s", set, code)
 				case (code != before) != (tc.want != "" || tc.splitToo):
 					t.Errorf("%s: the pass changed the code: %v:\n%s", set, code != before, code)
+				case strings.Contains(tc.want, "u_p_out") && startsAfter(code) != tc.deferred:
+					t.Errorf("%s: out's start after the loop: %v, want %v:\n%s", set, !tc.deferred, tc.deferred, code)
 				}
 				vs, ps = append(vs, v), append(ps, p)
 			}
