@@ -110,26 +110,48 @@ func nearSeeds(domain, loops []int) []map[string]int {
 
 // convSeeds are the GPU shapes for kernels with a compute loop along each
 // dimension of their domain, as convolutions have (out[y][x] sums
-// in[y+i][x+j]*f[i][j]), first: 16x2 points per work-item along x and y
-// in work-groups of 2x16 items (32x32 points), in runs of 2 as float2
-// vectors, the input tile with its halo and the filter's staged in local
-// memory and read in runs (pack), the innermost loop's tile of 16 unrolled,
-// and the other loops' tiles of 64 (2D) or 16 and 2 (3D: the outermost of
-// 2, so that the input tile with its halo fits 48 KiB). It is the shape the
-// H100's 2DCONV 2048 search reached in 45 s (0.396 of FP32 peak,
-// docs/results/h100/cf9e9d7/); the 3D shapes above stage tiles of 32 or 16
-// along every loop, whose halo needs up to 2.9 MB of local memory for
-// 3DCONV, so that its search started from illegal points.
+// in[y+i][x+j]*f[i][j]), first: 16x2 points per work-item along x and y,
+// the input tile with its halo and the filter's staged in local memory, the
+// innermost loop's tile of 16 unrolled, in two shapes.
+//
+// The first: work-groups of 2x64 items (2D) or 2x32 (3D, one plane of z),
+// point by point (no float2 runs), the loops' tiles of 16 along y and x and
+// of 1 along z. It is the shape of 2DCONV 2048's best in the 45 s search at
+// 813bce5 (13.43 ms, 0.612 of FP32 peak) and, with its tiles, 3DCONV 128's
+// best of hand-picked neighbours (216.6 ms, 0.607; the 3D start point
+// below reached 470.9 ms in its 45 s search), both on an H200
+// (docs/results/h100/813bce5/, docs/results/h100/scripts/session7b.sh).
+//
+// The second: work-groups of 2x16 items (32x32 points), in runs of 2 as
+// float2 vectors read in runs (pack), the other loops' tiles of 64 (2D) or
+// 16 and 2 (3D: the outermost of 2, so that the input tile with its halo
+// fits 48 KiB). It is the shape the H100's 2DCONV 2048 search reached in
+// 45 s at cf9e9d7 (0.396 of FP32 peak, docs/results/h100/cf9e9d7/); the 3D
+// shapes above stage tiles of 32 or 16 along every loop, whose halo needs
+// up to 2.9 MB of local memory for 3DCONV, so that its search started from
+// illegal points.
 func convSeeds(domain, loops []int) []map[string]int {
-	m := map[transforms.Name]int{transforms.FullUnroll: 0, transforms.Interleave: 1, transforms.VW: 2, transforms.LMem: 1, transforms.LCopy: 1, transforms.UF: 16, transforms.Vec: 2,
+	plain := map[transforms.Name]int{transforms.FullUnroll: 0, transforms.Interleave: 0, transforms.VW: 1, transforms.LMem: 1, transforms.LCopy: 1, transforms.UF: 16, transforms.Vec: 1,
+		transforms.Pack: 0, transforms.LTrans: 0, transforms.Prefetch: 0, transforms.Warp: 0}
+	runs := map[transforms.Name]int{transforms.FullUnroll: 0, transforms.Interleave: 1, transforms.VW: 2, transforms.LMem: 1, transforms.LCopy: 1, transforms.UF: 16, transforms.Vec: 2,
 		transforms.Pack: 1, transforms.LTrans: 0, transforms.Prefetch: 0, transforms.Warp: 0}
-	tiles := []int{64, 16}
+	first, second := []int{16, 16}, []int{64, 16}
+	local := [3]int{2, 64, 1}
 	if len(loops) == 3 {
-		tiles = []int{2, 16, 16}
+		first, second = []int{1, 16, 16}, []int{2, 16, 16}
+		local = [3]int{2, 32, 1}
 	}
-	pt := place(m, domain, loops, [3]int{2, 16, 1}, [3]int{16, 2, 1}, 0)
-	for i, l := range loops {
-		pt[string(transforms.Tile(i))] = min(l, tiles[i])
+	var out []map[string]int
+	for _, sh := range []struct {
+		m     map[transforms.Name]int
+		local [3]int
+		tiles []int
+	}{{plain, local, first}, {runs, [3]int{2, 16, 1}, second}} {
+		pt := place(sh.m, domain, loops, sh.local, [3]int{16, 2, 1}, 0)
+		for i, l := range loops {
+			pt[string(transforms.Tile(i))] = min(l, sh.tiles[i])
+		}
+		out = append(out, pt)
 	}
-	return []map[string]int{pt}
+	return out
 }

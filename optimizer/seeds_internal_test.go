@@ -85,3 +85,36 @@ func TestNearSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestConvSeeds checks that a GPU search of a 2D or 3D convolution (a
+// compute loop along each dimension) starts from 16x2 points per work-item
+// in work-groups of 2x64 (2D) or 2x32 (3D) items with tiles of 16 along y
+// and x and 1 along z, then from the float2 shape, both points of the
+// Table 2 space that Repair keeps as they are.
+func TestConvSeeds(t *testing.T) {
+	for _, c := range []struct {
+		domain, loops []int
+		first         map[string]int
+	}{
+		{[]int{2048, 2048}, []int{256, 256}, map[string]int{"lszx": 2, "lszy": 64, "bszx": 16, "bszy": 2, "tw0": 16, "tw1": 16, "vw": 1, "interleave": 0}},
+		{[]int{128, 128, 128}, []int{128, 128, 128}, map[string]int{"lszx": 2, "lszy": 32, "lszz": 1, "bszx": 16, "bszy": 2, "bszz": 1, "tw0": 1, "tw1": 16, "tw2": 16, "vw": 1}},
+	} {
+		space, _, err := Table2(Table2Spec{Domain: c.domain, Loops: c.loops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds := canonicalSeeds(c.domain, c.loops, false)
+		for i, want := range []map[string]int{c.first, {"lszx": 2, "lszy": 16, "bszx": 16, "bszy": 2, "vw": 2, "pack": 1}} {
+			pt, err := space.PointOf(seeds[i])
+			if err != nil {
+				t.Fatalf("%v seed %d: %v", c.domain, i, err)
+			}
+			got := space.Repair(pt).Map()
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%v seed %d: %s=%d, want %d (%v)", c.domain, i, k, got[k], v, got)
+				}
+			}
+		}
+	}
+}

@@ -53,7 +53,7 @@ type Table2Spec struct {
 // so that records of another space are never applied to this one (they are
 // marked stale). Bump it whenever the space changes; TestSpaceVersion
 // fails when the space of a few kernels changes while it stays the same.
-const SpaceVersion = "table2-3"
+const SpaceVersion = "table2-4"
 
 // Limits of the Table 2 ranges.
 const (
@@ -100,7 +100,13 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	                 divisor of L_i nearest to t in ratio if one lies within
 //	                 a factor 1.5 of t (a tile that divides its loop needs no
 //	                 bound check), else t; the smallest are dropped beyond 7.
-//	                 For L_i unknown, the powers of two 4..256.
+//	                 For L_i unknown, the powers of two 4..256. A loop
+//	                 with loops inside it (a nest of two or more) takes
+//	                 1 too: a tile of one iteration, the loops inside it
+//	                 staged through local memory (3DCONV 128's best: its
+//	                 z loop in tiles of 1, y and x in tiles of 16, where
+//	                 tiles of 2 along z take twice the local memory and
+//	                 ran 1.8x slower on an H200).
 //	uf               {1, 2, 4, 8, 16} dividing the innermost loop's tile:
 //	                 tw of the last loop if not 0, else its length (all five
 //	                 when that is unknown). Absent without compute loops.
@@ -236,6 +242,9 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 	}
 	for i, l := range spec.Loops {
 		r := tileSizes(l)
+		if i < len(spec.Loops)-1 && l != 1 {
+			r = slices.Insert(r, 1, 1)
+		}
 		params = append(params, autotune.Param{Name: name(transforms.Tile(i)), Range: func(autotune.Point) []int { return r }})
 	}
 	if loops > 0 {
