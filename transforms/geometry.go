@@ -23,7 +23,7 @@ type geometry struct {
 	// global and local size nparts); part names the variable that holds
 	// the work-item's part, its local id along that dimension.
 	nparts int
-	part  string
+	part   string
 }
 
 // dimGeom is the work distribution along one dimension.
