@@ -8,7 +8,7 @@ import (
 
 var splitting = &Pass{
 	Name:     "split",
-	Requires: []*Pass{tiling, staging, accumulation},
+	Requires: []*Pass{tiling, staging, promotion},
 	Doc: `With split=S, runs the outermost loop of the main compute nest in S
 contiguous parts of its iterations, each on its own work-item: the launch
 gets a further dimension (y for a 1D kernel, z for a 2D one) of global and

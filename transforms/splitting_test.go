@@ -155,11 +155,10 @@ func splitKernel(name string, body func(k *hpl.K, acc hpl.Var, p hpl.Expr)) *hpl
 
 // splitProblem is the problem of a splitKernel over nx points and n
 // iterations.
-func splitProblem(t *testing.T, k *hpl.Kernel, nx, n int) *transforms.Problem {
-	t.Helper()
+func splitProblem(k *hpl.Kernel, nx, n int) *transforms.Problem {
 	sk, err := hpl.Specialize(k, hpl.NewArray(hpl.Float32, nx), hpl.NewArray(hpl.Float32, nx, n), hpl.NewArray(hpl.Float32, n), int32(n))
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return &transforms.Problem{Kernel: sk, Domain: []int{nx}, Ints: map[string]int{"n": n}, MaxWorkGroup: 1024, LocalMem: 48 << 10}
 }
@@ -184,9 +183,9 @@ func TestSplitIllegal(t *testing.T) {
 		{"local memory", small, "lszx=64,bszx=8,tw0=256,lmem=1,split=4", "bytes of local memory"},
 		{"local memory of the partial sums", small, "lszx=128,bszx=16,split=4", "for their partial sums"},
 		{"work-group", conv(4096, 64), "lszx=256,split=8", "work-groups of 2048 work-items (split=8 parts of 256)"},
-		{"max", splitProblem(t, splitMax, 64, 32), "lszx=16,split=2", "acc = max(acc, a[b_x][i] * u[i]) is neither a linear accumulation"},
-		{"product", splitProblem(t, splitProduct, 64, 32), "lszx=16,split=2", "acc *= a[b_x][i] * u[i] is not a linear accumulation"},
-		{"read in the body", splitProblem(t, splitReads, 64, 32), "lszx=16,split=2", "acc = acc * 0.5f is neither a linear accumulation"},
+		{"max", splitProblem(splitMax, 64, 32), "lszx=16,split=2", "acc = max(acc, a[b_x][i] * u[i]) is neither a linear accumulation"},
+		{"product", splitProblem(splitProduct, 64, 32), "lszx=16,split=2", "acc *= a[b_x][i] * u[i] is not a linear accumulation"},
+		{"read in the body", splitProblem(splitReads, 64, 32), "lszx=16,split=2", "acc = acc * 0.5f is neither a linear accumulation"},
 		{"3D", benchProblem(t, mustFind(t, "conv3d"), kernels.Size{N: []int{8, 8, 8}, K: []int{4, 4, 4}}), "lszx=8,split=2", "the kernel has 3"},
 		{"vec", conv(256, 64), "lszx=16,bszx=4,vec=4,split=2", "split=2 with vec=4"},
 	} {
