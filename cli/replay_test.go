@@ -71,7 +71,8 @@ func TestReplayVerbErrors(t *testing.T) {
 }
 
 // A space measured exhaustively on the device (MATMUL tiny, 12 points
-// with these pins, the extensions of table2-3 at their neutral values) replays the same from the records (--problem) as from
+// with these pins, the extensions of table2-3 at their neutral values,
+// split 1 on a CPU) replays the same from the records (--problem) as from
 // the table they export (--export-table): the same rows, start points and
 // results.
 func TestReplayRecords(t *testing.T) {
