@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hplopt/hplopt/ast"
+	"github.com/hplopt/hplopt/patterns"
 )
 
 var splitting = &Pass{
@@ -42,6 +43,18 @@ single-point kernel by rounding.`,
 		}
 		if why := s.sharedWritesOutside(); why != "" {
 			return illegal("split=%d: %s, which every part would run", n, why)
+		}
+		if len(s.local.copies) > 0 {
+			// The tile loops hold barriers: every part must run as many
+			// tiles.
+			first := s.loops[0]
+			for _, l := range s.loops[1:] {
+				for _, b := range []*patterns.Subscript{l.lower, l.upper} {
+					if l.split && b != nil && (b.Kind == patterns.Counter || b.Kind == patterns.IDCounter) && b.Loop == first.index {
+						return illegal("split=%d: the tiles of loop %s are bounded by the counter of loop %s, so the parts would run different numbers of tiles, each with barriers for the local copies", n, l.Var, first.Var)
+					}
+				}
+			}
 		}
 		accs, err := s.partialSums()
 		if err != nil {

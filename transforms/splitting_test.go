@@ -188,6 +188,7 @@ func TestSplitIllegal(t *testing.T) {
 		{"read in the body", splitProblem(splitReads, 64, 32), "lszx=16,split=2", "acc = acc * 0.5f is neither a linear accumulation"},
 		{"3D", benchProblem(t, mustFind(t, "conv3d"), kernels.Size{N: []int{8, 8, 8}, K: []int{4, 4, 4}}), "lszx=8,split=2", "the kernel has 3"},
 		{"vec", conv(256, 64), "lszx=16,bszx=4,vec=4,split=2", "split=2 with vec=4"},
+		{"tiles from the split loop's counter", triangularProblem(triLowerCounter, 21, 19), "lszx=4,bszx=4,tw1=3,lmem=1,split=3", "the tiles of loop j are bounded by the counter of loop i"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pins, err := transforms.ParsePins(tc.set)
