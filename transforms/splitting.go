@@ -27,7 +27,10 @@ run) and alone runs the statements after the nest, the global writes among
 them. Each part stages its own tiles: the local arrays get a leading
 dimension of S and the copies are spread over the work-items of one part.
 Illegal when the loop's length is not known, not divisible by S, or its
-parts not by tw0, and when the local memory exceeds the device's. Adding
+parts not by tw0; with local copies, when a tiled inner loop is bounded by
+the split loop's counter (the parts would meet different numbers of
+barriers); with vec; and when the local memory or the work-group (S times
+the kernel's) exceeds the device's. Adding
 the partial sums reassociates the sum: such variants differ from the
 single-point kernel by rounding.`,
 	Run: func(s *state) error {
