@@ -354,6 +354,7 @@ const (
 	CyclicLoop                  // steps over a work-item's blocks (coarsening)
 	PointLoop                   // steps over the points of one block (coarsening)
 	CopyLoop                    // copies between global and local memory
+	PartLoop                    // steps over the parts of a split loop, combining their partial results (splitting)
 )
 
 type (

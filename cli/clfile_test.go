@@ -213,3 +213,12 @@ func TestCLErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGenSplit prints a 1DCONV variant whose loop runs in 8 parts (split):
+// the parts along y, their staged tiles and partial sums in local memory.
+func TestGenSplit(t *testing.T) {
+	needDevice(t)
+	hploptOK(t, []string{"gen", "conv1d", "--size", "L", "--params", "bszx=4,lszx=64,lmem=1,lcopy=1,tw0=256,prefetch=1,split=8"},
+		"// launch: global [16384 8], local [64 8]; local memory 31712 bytes",
+		"int part = lidy;", "__local float l_p_out[7][4][64];", "for (int j_t = part * 8192; j_t < part * 8192 + 8192; j_t += 256) {")
+}

@@ -53,7 +53,7 @@ type Table2Spec struct {
 // so that records of another space are never applied to this one (they are
 // marked stale). Bump it whenever the space changes; TestSpaceVersion
 // fails when the space of a few kernels changes while it stays the same.
-const SpaceVersion = "table2-4"
+const SpaceVersion = "table2-5"
 
 // Limits of the Table 2 ranges.
 const (
@@ -126,6 +126,13 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	gswz             1, and on a GPU with two or more dimensions the bands
 //	                 g in {2, 4, 8} that divide the szy/lszy rows of groups
 //	                 when there are two or more columns (szx/lszx).
+//	split            1, and on a GPU for a kernel of 1 or 2 dimensions
+//	                 whose nest has a loop of known length L_0 the parts
+//	                 S in {2, 4, 8, 16, 32} that divide L_0 into parts of
+//	                 L_0/S iterations that tw0 (when not 0) divides, with
+//	                 the work-group of S times lszx*lszy work-items within
+//	                 MaxWorkGroup and S within MaxWorkItems of the dimension
+//	                 after the kernel's. Absent without compute loops.
 //
 // The order puts each parameter right after those its range reads, which
 // keeps the memo tables of the counting small (a 3D space of 3e9 points is
@@ -303,6 +310,7 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 			}
 			return []int{0}
 		}})
+		params = append(params, splitParam(spec, maxWG))
 	}
 
 	for n := range spec.Fixed {
@@ -359,6 +367,45 @@ func vecParam(spec Table2Spec) autotune.Param {
 			if w <= run && run%w == 0 && spec.Domain[0]%w == 0 {
 				r = append(r, w)
 			}
+		}
+		return r
+	}}
+}
+
+// splitParam is split's range: 1, and on a GPU for a kernel of 1 or 2
+// dimensions the numbers of parts that divide the outermost compute loop
+// evenly into parts that its tile divides, within the device's work-group.
+func splitParam(spec Table2Spec, maxWG int) autotune.Param {
+	dims := len(spec.Domain)
+	var deps []string
+	for d := 0; d < dims; d++ {
+		deps = append(deps, string(transforms.Local(d)))
+	}
+	tw0 := string(transforms.Tw0)
+	deps = append(deps, tw0)
+	length := spec.Loops[0]
+	limit := maxLocal
+	if dims < 3 && spec.MaxWorkItems[dims] > 0 {
+		limit = min(limit, spec.MaxWorkItems[dims])
+	}
+	return autotune.Param{Name: string(transforms.Split), Deps: deps, Range: func(p autotune.Point) []int {
+		r := []int{1}
+		if spec.CPU || dims == 3 || length <= 0 {
+			return r
+		}
+		group := 1
+		for _, n := range deps[:dims] {
+			group *= p.Get(n)
+		}
+		t := p.Get(tw0)
+		for _, n := range []int{2, 4, 8, 16, 32} {
+			if n > limit || group*n > maxWG || length%n != 0 {
+				continue
+			}
+			if part := length / n; t > 0 && (t > part || part%t != 0) {
+				continue
+			}
+			r = append(r, n)
 		}
 		return r
 	}}

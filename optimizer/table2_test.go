@@ -71,8 +71,8 @@ func TestTable2Names(t *testing.T) {
 		want        string
 	}{
 		{1, 0, "bszx,fullunroll,interleave,vw,vec,lszx,szx,lmem,lcopy"},
-		{2, 1, "bszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch"},
-		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy,pack,ltrans,prefetch"},
+		{2, 1, "bszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split"},
+		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy,pack,ltrans,prefetch,split"},
 	} {
 		spec := Table2Spec{Domain: make([]int, tc.dims), Loops: make([]int, tc.loops)}
 		for i := range spec.Domain {
@@ -184,6 +184,16 @@ func checkTable2(t *testing.T, spec Table2Spec, tp transforms.Params) {
 			t.Fatalf("%v: gswz", tp)
 		}
 	}
+	if n := tp.Split; n != 0 {
+		l := 0
+		if len(spec.Loops) > 0 {
+			l = spec.Loops[0]
+		}
+		if spec.CPU || len(spec.Domain) == 3 || l <= 0 || n < 2 || n > 32 || n&(n-1) != 0 || wg*n > maxWG || l%n != 0 ||
+			tp.Tile[0] != 0 && (l/n)%tp.Tile[0] != 0 {
+			t.Fatalf("%v: split", tp)
+		}
+	}
 	if n := len(spec.Loops); n == 0 {
 		if tp.Unroll != 0 || tp.LocalMem && !spec.Halo {
 			t.Fatalf("%v: uf or lmem without loops (or a halo)", tp)
@@ -291,6 +301,17 @@ func bruteTable2(spec Table2Spec) int {
 					if T == 0 {
 						T = spec.Loops[0]
 					}
+					// split 1, and on a GPU the parts that divide the
+					// loop into parts the tile divides, within the
+					// work-group.
+					splits := 1
+					if l := spec.Loops[0]; !spec.CPU && len(spec.Domain) < 3 && l > 0 {
+						for _, n := range []int{2, 4, 8, 16, 32} {
+							if wg*n <= maxWG && l%n == 0 && (tw == 0 || (l/n)%tw == 0) {
+								splits++
+							}
+						}
+					}
 					lmem := 2 * 2
 					if spec.Transposable {
 						lmem *= 2
@@ -300,7 +321,7 @@ func bruteTable2(spec Table2Spec) int {
 					}
 					for _, u := range []int{1, 2, 4, 8, 16} {
 						if u <= T && T%u == 0 {
-							rest += 1 + lmem
+							rest += (1 + lmem) * splits
 						}
 					}
 				}

@@ -44,7 +44,15 @@ func (s *state) assemble() *ast.Block {
 	} else if len(s.loops) > 0 {
 		inner = append(inner, s.nestCode()...)
 	}
-	inner = append(inner, s.perPoint(concat(s.post, s.private.stores))...)
+	if s.split.on {
+		cyclic := false
+		for d := 0; d < s.dims; d++ {
+			cyclic = cyclic || s.geom[d].cyclic
+		}
+		inner = append(inner, s.combine(cyclic)...)
+	} else {
+		inner = append(inner, s.perPoint(concat(s.post, s.private.stores))...)
+	}
 	if repeat {
 		inner = append(inner, &ast.Barrier{Local: true})
 	}
@@ -58,7 +66,7 @@ func (s *state) assemble() *ast.Block {
 			out = append([]ast.Stmt{ast.IntDecl(g.c, start)}, out...)
 		}
 	}
-	return ast.NewBlock(concat(s.local.decls, s.hoisted, s.private.decls, s.remaps(), out)...)
+	return ast.NewBlock(concat(s.local.decls, s.split.decls, s.hoisted, s.private.decls, s.remaps(), out)...)
 }
 
 // outerLoop is the outer loop around the nest: over the work-group's range
@@ -110,6 +118,12 @@ func (s *state) nestCode() []ast.Stmt {
 			}
 			if l.upper != nil {
 				hi = s.groupBound(l.upper, true)
+			}
+			if i == 0 && s.split.on {
+				// The part's own contiguous range of the loop.
+				n := int64(l.length / s.nparts)
+				lo = ast.Sum(lo, ast.Product(ast.Id(s.part), ast.IntConst(n)))
+				hi = ast.Sum(ast.CloneExpr(lo), ast.IntConst(n))
 			}
 			f := ast.Loop(ast.TileLoop, l.tile, lo, hi, ast.IntConst(int64(l.T)), list...)
 			if s.tileLoop == nil && len(s.local.copies) > 0 {

@@ -17,6 +17,13 @@ type geometry struct {
 	// swizzle, when set (parameter gswz), names the group coordinates
 	// remapped into bands of gswz rows of groups (x, y, flat).
 	swizzle [3]string
+	// nparts is the number of parts the outermost compute loop is split
+	// into (parameter split; 1 when off), each run by its own work-item
+	// along the launch dimension after the kernel's (dimension dims, of
+	// global and local size nparts); part names the variable that holds
+	// the work-item's part, its local id along that dimension.
+	nparts int
+	part   string
 }
 
 // dimGeom is the work distribution along one dimension.
@@ -79,7 +86,25 @@ func (s *state) checkGeometry() error {
 			}
 		}
 	}
+	s.nparts = max(1, p.Split)
+	if p.Split < 0 {
+		return illegal("split=%d", p.Split)
+	}
+	if s.nparts > 1 {
+		if s.dims == 3 {
+			return illegal("split=%d needs a launch dimension beyond the kernel's; the kernel has 3", s.nparts)
+		}
+		axis := "xyz"[s.dims : s.dims+1]
+		if lim := s.prob.MaxWorkItems[s.dims]; lim > 0 && s.nparts > lim {
+			return illegal("split=%d exceeds the device's %d work-items along %s", s.nparts, lim, axis)
+		}
+		wg *= s.nparts
+		s.part = s.fresh("part")
+	}
 	if lim := s.prob.MaxWorkGroup; lim > 0 && wg > lim {
+		if s.nparts > 1 {
+			return illegal("work-groups of %d work-items (split=%d parts of %d) exceed the device's %d", wg, s.nparts, wg/s.nparts, lim)
+		}
 		return illegal("work-groups of %d work-items exceed the device's %d", wg, lim)
 	}
 	if err := s.checkRemaps(); err != nil {

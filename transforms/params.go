@@ -76,6 +76,17 @@ type Params struct {
 	// that groups running together share tiles in the L2 cache. 0 and 1:
 	// row by row. Two or more dimensions; an extension.
 	Swizzle int
+	// Split (split) runs the outermost loop of the compute nest in split
+	// contiguous parts, each on its own work-item: the work-group gets a
+	// further launch dimension (y for a 1D kernel, z for a 2D one) of
+	// split work-items, and the split work-items that share a position
+	// along the kernel's dimensions accumulate one part of the loop each,
+	// into private partial sums that part 0 adds up through local memory
+	// in a fixed order before it alone runs the statements after the
+	// nest. More work-items for a domain of few points. Legal when the
+	// nest only accumulates (+=, -=) into private accumulators; 0 and 1:
+	// off. An extension of Table 2.
+	Split int
 }
 
 // Name is the name of one optimizer parameter, as the command line, the
@@ -101,6 +112,7 @@ const (
 	Prefetch         Name = "prefetch"             // copy the next tile during the current one: 1 registers, 2 double buffers
 	Warp             Name = "warp"                 // work-items of a warp in warp x 32/warp sub-blocks
 	Gswz             Name = "gswz"                 // work-groups launched in bands of gswz rows
+	Split            Name = "split"                // the outermost compute loop run in split parts by split work-items
 )
 
 // Global, Local and Block return the name of the global size, the local
@@ -156,6 +168,7 @@ var defs = []Def{
 	{Prefetch, false, -1, 0, "with lmem, copy the next tile during the current one: 1 registers, 2 double buffers (extension)"},
 	{Warp, false, 1, -1, "work-items of a 32-item warp in warp x 32/warp sub-blocks, 0 = rows (extension)"},
 	{Gswz, false, 1, -1, "launch work-groups in bands of gswz rows (extension)"},
+	{Split, false, -1, 0, "run the outermost compute loop in split parts on split work-items of a group, partial sums added in local memory, 1 = off (extension)"},
 }
 
 // Defs returns the definitions of every parameter, in their fixed order.
@@ -213,6 +226,8 @@ func (p *Params) field(name Name) (*int, *bool) {
 		return &p.Warp, nil
 	case Gswz:
 		return &p.Swizzle, nil
+	case Split:
+		return &p.Split, nil
 	case Pack:
 		return nil, &p.Pack
 	case LTrans:
@@ -233,8 +248,8 @@ func (p *Params) field(name Name) (*int, *bool) {
 func (p Params) Get(name Name) (int, error) {
 	i, b := p.field(name)
 	switch {
-	case (name == VW || name == Vec || name == Gswz) && *i == 0:
-		return 1, nil // unset: single points, scalars, the driver's order
+	case (name == VW || name == Vec || name == Gswz || name == Split) && *i == 0:
+		return 1, nil // unset: single points, scalars, the driver's order, one part
 	case i != nil:
 		return *i, nil
 	case b != nil:
@@ -254,8 +269,8 @@ func (p *Params) Set(name Name, v int) error {
 		if v < 0 {
 			return fmt.Errorf("transforms: parameter %s = %d: must not be negative", name, v)
 		}
-		if (name == VW || name == Vec || name == Gswz) && v == 1 {
-			v = 0 // one canonical form for single points, scalars, the driver's order
+		if (name == VW || name == Vec || name == Gswz || name == Split) && v == 1 {
+			v = 0 // one canonical form for single points, scalars, the driver's order, one part
 		}
 		*i = v
 	case b != nil:

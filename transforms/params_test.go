@@ -62,10 +62,10 @@ func TestVocabulary(t *testing.T) {
 	}
 	// 2 dimensions and 1 loop: sz, lsz and bsz along x and y, fullunroll,
 	// interleave, vw, tw0, uf, lmem, lcopy, vec, pack, ltrans, prefetch,
-	// warp, gswz; 1 dimension and no loop: szx, lszx, bszx, fullunroll,
-	// interleave, vw, lmem, lcopy (0 without loops), vec.
-	if got := len(transforms.Relevant(2, 1)); got != 19 {
-		t.Errorf("Relevant(2, 1) has %d names, want 19", got)
+	// warp, gswz, split; 1 dimension and no loop: szx, lszx, bszx,
+	// fullunroll, interleave, vw, lmem, lcopy (0 without loops), vec.
+	if got := len(transforms.Relevant(2, 1)); got != 20 {
+		t.Errorf("Relevant(2, 1) has %d names, want 20", got)
 	}
 	if got := len(transforms.Relevant(1, 0)); got != 9 {
 		t.Errorf("Relevant(1, 0) has %d names, want 9: %v", got, transforms.Relevant(1, 0))

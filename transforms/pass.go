@@ -23,7 +23,8 @@ type Pass struct {
 // Pipeline is the order in which the passes run: the paper's stages that
 // decide the variant's parts (tiling, local-memory staging, coarsening,
 // private-memory promotion), the split of accumulations of sums into private
-// accumulators, the assembly of the compute section from them, then the
+// accumulators, the split of the outermost compute loop over several
+// work-items (split), the assembly of the compute section from them, then the
 // pipelining of the tile loop, the vectorization of runs of points, the unrolling of its loops, the
 // packing of local reads into vector loads, and a cleanup of the code.
-var Pipeline = []*Pass{tiling, staging, coarsening, promotion, accumulation, assembly, pipelining, vectorization, unrolling, packing, cleanup}
+var Pipeline = []*Pass{tiling, staging, coarsening, promotion, accumulation, splitting, assembly, pipelining, vectorization, unrolling, packing, cleanup}

@@ -47,8 +47,8 @@ arrays exceed the device's local memory.`,
 				local[d.Name] = true
 			}
 			s.local.bytes *= 2
-			if lim := s.prob.LocalMem; lim > 0 && s.local.bytes > lim {
-				return illegal("prefetch=2 doubles the local memory to %d bytes; the device has %d", s.local.bytes, lim)
+			if lim := s.prob.LocalMem; lim > 0 && s.local.bytes+s.split.bytes > lim {
+				return illegal("prefetch=2 doubles the local memory to %d bytes; the device has %d", s.local.bytes+s.split.bytes, lim)
 			}
 			cur := s.fresh("cur")
 			half := func(st ast.Stmt, h ast.Expr) ast.Stmt { return withLeading(st, local, h) }

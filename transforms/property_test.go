@@ -83,6 +83,9 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 		}
 		p.Warp, p.Swizzle = some(warps), some(bands)
 	}
+	if len(size.N) < 3 && len(size.K) > 0 {
+		p.Split = some([]int{2, 3, 4, 8})
+	}
 	return p
 }
 
@@ -109,6 +112,9 @@ func dropExtension(r *rand.Rand, p *transforms.Params) bool {
 	}
 	if p.Swizzle > 1 {
 		set = append(set, func() { p.Swizzle = 0 })
+	}
+	if p.Split > 1 {
+		set = append(set, func() { p.Split = 0 })
 	}
 	if len(set) == 0 {
 		return false
@@ -222,7 +228,7 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 					}
 					batch = append(batch, v)
 					settings = append(settings, p)
-					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1} {
+					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1, "split": p.Split > 1} {
 						if on {
 							uses[name]++
 						}
@@ -231,8 +237,8 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 				legal += len(batch)
 				runBatch(t, s, in, size, batch, settings)
 			}
-			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d), %d illegal ones rejected",
-				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], illegal)
+			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d, split %d), %d illegal ones rejected",
+				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], uses["split"], illegal)
 			if legal < len(sizes)*per {
 				t.Errorf("only %d legal settings found, want %d", legal, len(sizes)*per)
 			}

@@ -28,6 +28,7 @@ type state struct {
 
 	local   localMem   // what staging holds in local memory
 	private privateMem // what coarsening and promotion hold per point in private memory
+	split   splitPlan  // how splitting combines the parts' partial sums
 
 	assembled bool // comp holds the compute section assembled from the parts
 	// tileLoop is the innermost tile loop that holds the copies into local
@@ -216,10 +217,14 @@ func (s *state) usedAfterCompute() string {
 
 // variant is the result of the pipeline.
 func (s *state) variant() *Variant {
-	v := &Variant{Kernel: s.k, LocalBytes: s.local.bytes, Staged: s.local.arrays, Promoted: s.private.promoted}
+	v := &Variant{Kernel: s.k, LocalBytes: s.local.bytes + s.split.bytes, Staged: s.local.arrays, Promoted: s.private.promoted}
 	for d := 0; d < s.dims; d++ {
 		v.Global = append(v.Global, s.geom[d].sz)
 		v.Local = append(v.Local, s.geom[d].lsz)
+	}
+	if s.nparts > 1 {
+		v.Global = append(v.Global, s.nparts)
+		v.Local = append(v.Local, s.nparts)
 	}
 	s.k.WorkGroup = append([]int(nil), v.Local...)
 	sort.Strings(v.Staged)

@@ -17,7 +17,9 @@ A triangular loop (a bound that is a global id or an enclosing nest loop's
 counter plus a constant) has tile loops that run over the bounds of the whole
 work-group, the same for all its work-items (barriers may sit in them), and
 element loops clipped to the work-item's bounds; the points of a block whose
-bound differs from the work-item's are guarded.`,
+bound differs from the work-item's are guarded. With split=S, the outermost
+loop falls into S parts of equal length, each tiled by tw0 (one tile a part
+when tw0 is 0), which must divide it.`,
 	Run: func(s *state) error {
 		s.measureLoops()
 		for i, l := range s.loops {
@@ -27,6 +29,12 @@ bound differs from the work-item's are guarded.`,
 			}
 			if t > 0 && !l.known && l.most > 0 && t > l.most {
 				return illegal("tw%d=%d exceeds the at most %d iterations of loop %s", i, t, l.most, l.Var)
+			}
+			if i == 0 && s.nparts > 1 {
+				if err := s.tileParts(l, t); err != nil {
+					return err
+				}
+				continue
 			}
 			if t > 0 && (!l.known || t < l.length) {
 				l.split, l.T = true, t
@@ -328,4 +336,36 @@ func reduction(body []ast.Stmt) string {
 		})
 	}
 	return why
+}
+
+// tileParts tiles the outermost loop l of the nest for split (the splitting
+// pass): its iterations fall into s.nparts contiguous parts of equal
+// length, each tiled by tw0 = t, or one tile a part when t is 0. The parts
+// must run the same number of tiles, so that every work-item of a group
+// meets the same barriers.
+func (s *state) tileParts(l *nestLoop, t int) error {
+	n := s.nparts
+	switch {
+	case s.outer != nil:
+		return illegal("split=%d: the nest lies in loop %s, which holds other statements around it; only a nest at the top of the compute section is split", n, s.outer.Var)
+	case l.lower != nil || l.upper != nil:
+		return illegal("split=%d: the bounds of loop %s differ from point to point", n, l.Var)
+	case !l.known:
+		return illegal("split=%d: the length of loop %s is not known", n, l.Var)
+	case l.length%n != 0:
+		return illegal("split=%d does not divide the %d iterations of loop %s: the parts would differ in length", n, l.length, l.Var)
+	}
+	part := l.length / n
+	if t == 0 {
+		t = part
+	}
+	switch {
+	case t > part:
+		return illegal("tw0=%d exceeds the %d iterations of a part of loop %s (split=%d)", t, part, l.Var, n)
+	case part%t != 0:
+		return illegal("tw0=%d does not divide the %d iterations of a part of loop %s (split=%d): the parts' tiles would not line up", t, part, l.Var, n)
+	}
+	l.split, l.T = true, t
+	l.tile = s.fresh(l.Var + "_t")
+	return nil
 }

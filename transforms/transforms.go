@@ -27,7 +27,13 @@
 // (c += alpha*x*y: the sum without alpha, times alpha after the loop), and
 // puts a sum's terms that are not products before its products, so that
 // each product is one fused multiply-add (it reassociates arithmetic: such
-// variants differ from the single-point kernel by rounding);
+// variants differ from the single-point kernel by rounding); split runs
+// the outermost compute loop in contiguous parts on several work-items of
+// a work-group (a launch dimension after the kernel's), for domains of too
+// few points to fill a device, each part staging its own tiles and
+// accumulating its own partial sums, which part 0 adds up through local
+// memory in a fixed order before it alone writes the outputs (legal only
+// where the nest accumulates linearly into private accumulators);
 // pipelining overlaps the copy of the next tile with the computation
 // (prefetch), vectorization computes runs of points along x as OpenCL
 // vectors (vec), packing reads local elements in float2/float4 runs and

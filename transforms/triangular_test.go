@@ -65,6 +65,7 @@ var testKernels = map[string]func() *transforms.Problem{
 	"acc_private":       func() *transforms.Problem { return accProblem(accPrivate, 16, 8) },
 	"acc_strided":       func() *transforms.Problem { return accProblem(accStrided, 16, 8) },
 	"acc_temp":          func() *transforms.Problem { return accProblem(accTemp, 16, 8) },
+	"split_max":         func() *transforms.Problem { return splitProblem(splitMax, 16, 8) },
 }
 
 // TestTriangularMatchesReference runs random legal settings of triangular
