@@ -327,7 +327,7 @@ func TestFactorAndOrder(t *testing.T) {
 		k        *hpl.Kernel
 		want     string // in the code, or "" when the rewrites leave it as without them
 		ref      func(p, q float64) float64
-		splitToo bool // the split acts
+		splitToo bool    // the split acts
 		start    float64 // out's value before the loop
 		deferred bool    // out's start moves after the loop, beside out += w * u_p_out
 	}{
