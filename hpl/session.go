@@ -44,7 +44,7 @@ func (e *Evaluation) Build(args ...any) (err error) {
 	if err != nil {
 		return e.fail("%v", err)
 	}
-	p, err := t.s.Build(src, k.Options)
+	p, err := t.s.Build(src, "")
 	if err != nil {
 		return e.fail("%v", err)
 	}
