@@ -33,9 +33,11 @@
 // parameters' effects, centred), a value never measured having the
 // parameter's mean effect, 0, and a failure counting as twice the slowest
 // time measured. The local points are the candidates it predicts fastest,
-// proposed before any other point not yet proposed: they are bred with
-// the generation, so the lookahead offers them as soon as it is bred, and
-// they are the island's individuals for its next breeding.
+// proposed before the islands' other points, but after those that
+// Upcoming offered before they were bred (an evaluator may be building
+// them): they are bred with the generation, so the lookahead offers them
+// as soon as it is bred, and they are the island's individuals for its
+// next breeding.
 //
 // Children are brought back into the search space with Space.Repair, so
 // every proposal satisfies the space's constraints. A point is measured at
@@ -100,8 +102,9 @@ type Settings struct {
 	// LocalBest fastest points measured on any island, those predicted
 	// fastest by a surrogate fitted on every measurement so far: an
 	// additive model of log time over the parameters (see the package
-	// doc). They are proposed before any other point not yet proposed.
-	// Fewer when the neighbours run out. Default 10; negative for none.
+	// doc). They are proposed before the islands' other points (after
+	// those Upcoming offered). Fewer when the neighbours run out. Default
+	// 10; negative for none.
 	Local int
 	// LocalBest is the number of the fastest points measured whose
 	// neighbours are the local points' candidates. Default 3.
@@ -159,6 +162,7 @@ type GA struct {
 	fitness  map[string]float64 // measured points, on any island: time, +Inf for failures
 	measured []measurement      // the same, in the order they were told
 	front    []autotune.Point   // local points, proposed before the islands' other points
+	promised []autotune.Point   // the last Upcoming's points, proposed first, in order
 	asked    map[string]bool    // points proposed whose results were not told yet
 	best     autotune.Point     // the fittest working point measured, if hasBest
 	bestFit  float64
@@ -194,20 +198,24 @@ func (*GA) Name() string { return "genetic" }
 // islands, each island's first included (0 before the first proposal).
 func (g *GA) Generation() int { return g.gen }
 
-// Next returns the next individual never measured of the island whose
-// generation was made first among those with one left, breeding the next
-// generation of every island whose individuals were all measured. ok is
-// false once every point of the space was measured.
+// Next returns the next individual never measured, breeding the next
+// generation of every island whose individuals were all measured: the
+// points the last Upcoming offered, in order, then the local points not
+// yet proposed, then those of the island whose generation was made first
+// among those with one left. ok is false once every point of the space
+// was measured.
 func (g *GA) Next() (autotune.Point, bool) {
 	g.start()
 	for !g.done {
 		g.breedMeasured()
-		for len(g.front) > 0 {
-			p := g.front[0]
-			g.front = g.front[1:]
-			if g.open(p.Key()) {
-				g.Take(p)
-				return p, true
+		for _, q := range []*[]autotune.Point{&g.promised, &g.front} {
+			for len(*q) > 0 {
+				p := (*q)[0]
+				*q = (*q)[1:]
+				if g.open(p.Key()) {
+					g.Take(p)
+					return p, true
+				}
 			}
 		}
 		for _, is := range g.queue {
@@ -238,36 +246,35 @@ func (g *GA) Next() (autotune.Point, bool) {
 }
 
 // Upcoming returns up to n individuals never measured that Next will
-// propose next, without consuming them: those of the island whose
-// generation was made first, then the other islands', after breeding the
-// next generation of every island whose individuals were all measured (so
-// that an evaluator builds it while the other islands are measured).
+// propose next, without consuming them, after breeding the next
+// generation of every island whose individuals were all measured (so
+// that an evaluator builds it while the other islands are measured): the
+// points the last Upcoming offered, then the local points, then the
+// individuals of the island whose generation was made first, then the
+// other islands'. Local points bred after a call come after the points it
+// offered, which Next proposes first.
 func (g *GA) Upcoming(n int) []autotune.Point {
 	g.start()
 	g.breedMeasured()
 	var out []autotune.Point
 	in := map[string]bool{}
-	for _, p := range g.front {
-		if len(out) == n {
-			return out
-		}
-		if k := p.Key(); g.open(k) && !in[k] {
-			in[k] = true
-			out = append(out, p)
-		}
-	}
+	lists := [][]autotune.Point{g.promised, g.front}
 	for _, is := range g.queue {
-		for _, p := range is.pending {
+		lists = append(lists, is.pending)
+	}
+	for _, ps := range lists {
+		for _, p := range ps {
 			if len(out) == n {
+				g.promised = slices.Clone(out)
 				return out
 			}
-			k := p.Key()
-			if g.open(k) && !in[k] {
+			if k := p.Key(); g.open(k) && !in[k] {
 				in[k] = true
 				out = append(out, p)
 			}
 		}
 	}
+	g.promised = slices.Clone(out)
 	return out
 }
 
@@ -277,9 +284,11 @@ func (g *GA) Take(p autotune.Point) bool {
 	k := p.Key()
 	g.asked[k] = true
 	took := false
-	if i := slices.IndexFunc(g.front, func(q autotune.Point) bool { return q.Key() == k }); i >= 0 {
-		g.front = slices.Delete(g.front, i, i+1)
-		took = true
+	for _, q := range []*[]autotune.Point{&g.promised, &g.front} {
+		if i := slices.IndexFunc(*q, func(q autotune.Point) bool { return q.Key() == k }); i >= 0 {
+			*q = slices.Delete(*q, i, i+1)
+			took = true
+		}
 	}
 	for _, is := range g.islands {
 		if i := slices.IndexFunc(is.pending, func(q autotune.Point) bool { return q.Key() == k }); i >= 0 {

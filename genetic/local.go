@@ -23,16 +23,22 @@ func (g *GA) local(avoid map[string]bool) []autotune.Point {
 	if g.set.Local == 0 {
 		return nil
 	}
+	// The LocalBest fastest, earlier measurements first among equals.
 	var best []measurement
 	for _, m := range g.measured {
-		if !math.IsInf(m.fit, 1) {
-			best = append(best, m)
+		if math.IsInf(m.fit, 1) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(best, m, func(a, b measurement) int {
+			return cmp.Or(cmp.Compare(a.fit, b.fit), -1) // after every equal one
+		})
+		if i < g.set.LocalBest {
+			best = slices.Insert(best, i, m)[:min(len(best)+1, g.set.LocalBest)]
 		}
 	}
-	slices.SortStableFunc(best, func(a, b measurement) int { return cmp.Compare(a.fit, b.fit) })
 	var cand []autotune.Point
 	seen := map[string]bool{}
-	for _, m := range best[:min(len(best), g.set.LocalBest)] {
+	for _, m := range best {
 		for _, q := range g.space.Neighbours(m.p) {
 			if k := q.Key(); g.open(k) && !avoid[k] && !seen[k] {
 				seen[k] = true
