@@ -3,6 +3,7 @@ package genetic_test
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -126,5 +127,69 @@ func TestMemeticReplay(t *testing.T) {
 	}
 	if !slices.Equal(r.Curve, again[0].Curve) || math.IsNaN(r.Score) {
 		t.Errorf("same seeds, different curves")
+	}
+}
+
+// replayTables are the tables of docs/replay.md with their -e (a tenth of
+// the table).
+var replayTables = []struct {
+	file  string
+	evals int
+}{
+	{"matmul128-pocl", 89}, {"conv2d256-pocl", 69}, {"mv1024-pocl", 94}, {"matmul1024-h100", 130},
+	{"conv2d1024-h100", 89}, {"matmul128-pocl-xeon", 187}, {"conv2d256-pocl-xeon", 89}, {"mv1024-pocl-xeon", 107},
+}
+
+// BenchmarkLocalReplay replays the genetic search with Local and
+// LocalBest settings on the eight tables of docs/replay.md (seeds 1 to 20,
+// -e a tenth of each table) and reports, over the tables, the mean
+// methodology score at 2.5%, 5% and 10% of each table, the number of
+// tables where the median fraction of the optimum at 2.5% is at least
+// 0.95, and the number where the search beats random search from 20
+// evaluations. One iteration is every replay; run it once:
+//
+//	go test ./genetic -run '^$' -bench LocalReplay -benchtime 1x
+func BenchmarkLocalReplay(b *testing.B) {
+	var tables []*replay.Table
+	for _, tb := range replayTables {
+		t, err := replay.LoadCSV("../testdata/replay/" + tb.file + ".csv")
+		if err != nil {
+			b.Fatal(err)
+		}
+		tables = append(tables, t)
+	}
+	for _, set := range []genetic.Settings{{Local: -1}, {Local: 10, LocalBest: 2}, {Local: 15, LocalBest: 2}, {Local: 10, LocalBest: 3}, {Local: 15, LocalBest: 3}, {Local: 10, LocalBest: 4}} {
+		name := fmt.Sprintf("local=%d/best=%d", set.Local, set.LocalBest)
+		if set.Local < 0 {
+			name = "local=none"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				var score [3]float64
+				at95, beats := 0, 0
+				for i, t := range tables {
+					rs, err := replay.Replay(context.Background(), t, replay.Config{Strategies: []string{"genetic"}, Evaluations: replayTables[i].evals, Seeds: 20, Genetic: set})
+					if err != nil {
+						b.Fatal(err)
+					}
+					r := rs[0]
+					for j, pct := range []float64{0.025, 0.05} {
+						score[j] += r.At(int(math.Ceil(pct*float64(t.Len())))).Score / float64(len(tables))
+					}
+					score[2] += r.Score / float64(len(tables))
+					if r.At(int(math.Ceil(0.025*float64(t.Len())))).MedianFraction >= 0.95 {
+						at95++
+					}
+					if r.BeatsRandom {
+						beats++
+					}
+				}
+				b.ReportMetric(score[0], "score@2.5%")
+				b.ReportMetric(score[1], "score@5%")
+				b.ReportMetric(score[2], "score@10%")
+				b.ReportMetric(float64(at95), "tables@0.95")
+				b.ReportMetric(float64(beats), "beat-random")
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/genetic"
 	"github.com/hplopt/hplopt/strategies"
 )
 
@@ -32,6 +33,9 @@ type Config struct {
 	// strategies then start from random points. Default false: they get
 	// them as strategies.Options.Seeds, as in a live search.
 	NoStart bool
+	// Genetic tunes the genetic algorithm, as optimizer.Settings.Genetic
+	// does live. Default: genetic.Settings{}.
+	Genetic genetic.Settings
 }
 
 // Result is one strategy's replay.
@@ -112,7 +116,7 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 		for s := range seeds {
 			seed := uint64(s + 1)
 			ev := t.Evaluator()
-			opt := strategies.Options{Evaluations: cfg.Evaluations}
+			opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic}
 			if !cfg.NoStart {
 				opt.Seeds = t.Start()
 			}
