@@ -162,7 +162,7 @@ type GA struct {
 	fitness  map[string]float64 // measured points, on any island: time, +Inf for failures
 	measured []measurement      // the same, in the order they were told
 	front    []autotune.Point   // local points, proposed before the islands' other points
-	promised []autotune.Point   // the last Upcoming's points, proposed first, in order
+	promised []autotune.Point   // the points the last Upcoming could see, proposed first, in order
 	asked    map[string]bool    // points proposed whose results were not told yet
 	best     autotune.Point     // the fittest working point measured, if hasBest
 	bestFit  float64
@@ -200,7 +200,7 @@ func (g *GA) Generation() int { return g.gen }
 
 // Next returns the next individual never measured, breeding the next
 // generation of every island whose individuals were all measured: the
-// points the last Upcoming offered, in order, then the local points not
+// points the last Upcoming could see, in order, then the local points not
 // yet proposed, then those of the island whose generation was made first
 // among those with one left. ok is false once every point of the space
 // was measured.
@@ -249,10 +249,10 @@ func (g *GA) Next() (autotune.Point, bool) {
 // propose next, without consuming them, after breeding the next
 // generation of every island whose individuals were all measured (so
 // that an evaluator builds it while the other islands are measured): the
-// points the last Upcoming offered, then the local points, then the
+// points the last Upcoming could see, then the local points, then the
 // individuals of the island whose generation was made first, then the
-// other islands'. Local points bred after a call come after the points it
-// offered, which Next proposes first.
+// other islands'. Local points bred after a call come after every point
+// it could see (whatever n), which Next proposes first.
 func (g *GA) Upcoming(n int) []autotune.Point {
 	g.start()
 	g.breedMeasured()
@@ -264,18 +264,17 @@ func (g *GA) Upcoming(n int) []autotune.Point {
 	}
 	for _, ps := range lists {
 		for _, p := range ps {
-			if len(out) == n {
-				g.promised = slices.Clone(out)
-				return out
-			}
 			if k := p.Key(); g.open(k) && !in[k] {
 				in[k] = true
 				out = append(out, p)
 			}
 		}
 	}
-	g.promised = slices.Clone(out)
-	return out
+	// Every point known now keeps its place before the local points bred
+	// later, whatever n: the order of the search does not depend on how
+	// far ahead the caller looked.
+	g.promised = out
+	return slices.Clone(out[:min(n, len(out))])
 }
 
 // Take removes p from the individuals still to be proposed, on every

@@ -23,12 +23,11 @@ func TestLocalFirst(t *testing.T) {
 	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
 	for _, set := range []genetic.Settings{{}, {Local: 15, LocalBest: 1}, {Local: 4, LocalBest: 5, Islands: 1}} {
 		ga := genetic.New(space, autotune.NewRand(2), set)
-		ga.Upcoming(0) // makes the first generations
+		measured := tell(t, ga, 20, modelOf)
 		var second []autotune.Point
 		if set.Islands != 1 {
 			second = genetic.Population(ga, 1)
 		}
-		measured := tell(t, ga, 20, modelOf)
 		local, best := cmp.Or(set.Local, 10), cmp.Or(set.LocalBest, 3)
 		slices.SortStableFunc(measured, func(a, b autotune.Point) int {
 			return cmp.Compare(modelOf(a).Fitness(), modelOf(b).Fitness())
@@ -67,6 +66,26 @@ func TestLocalFirst(t *testing.T) {
 			}
 			ga.Tell(want, modelOf(want))
 		}
+	}
+}
+
+// TestLocalAfterUpcoming: local points bred after a call of Upcoming come
+// after every point it could see, whatever its n: with the lookahead of a
+// live search, after the second island's first generation.
+func TestLocalAfterUpcoming(t *testing.T) {
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	ga := genetic.New(space, autotune.NewRand(2), genetic.Settings{})
+	if up := ga.Upcoming(1); len(up) != 1 {
+		t.Fatalf("upcoming %v, want 1 point", up)
+	}
+	tell(t, ga, 20, modelOf)
+	second := genetic.Population(ga, 1)
+	up := ga.Upcoming(100)
+	if len(up) != 20+10+18 || !slices.EqualFunc(up[:20], second, autotune.Point.Equal) {
+		t.Fatalf("%d upcoming points, want the second island's 20, then 10 local points and 18 children", len(up))
+	}
+	if local := genetic.Population(ga, 0)[:10]; !slices.EqualFunc(up[20:30], local, autotune.Point.Equal) {
+		t.Errorf("upcoming %v after the second island's generation,\nwant the local points %v", keys(up[20:30]), keys(local))
 	}
 }
 
