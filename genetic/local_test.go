@@ -165,7 +165,9 @@ var replayTables = []struct {
 // methodology score at 2.5%, 5% and 10% of each table, the number of
 // tables where the median fraction of the optimum at 2.5% is at least
 // 0.95, and the number where the search beats random search from 20
-// evaluations. One iteration is every replay; run it once:
+// evaluations; without and with the lookahead of a live search with 15
+// builders (30 points: replay.Config.Lookahead), after which the local
+// points bred later come. One iteration is every replay; run it once:
 //
 //	go test ./genetic -run '^$' -bench LocalReplay -benchtime 1x
 func BenchmarkLocalReplay(b *testing.B) {
@@ -177,17 +179,26 @@ func BenchmarkLocalReplay(b *testing.B) {
 		}
 		tables = append(tables, t)
 	}
-	for _, set := range []genetic.Settings{{Local: -1}, {Local: 10, LocalBest: 2}, {Local: 15, LocalBest: 2}, {Local: 10, LocalBest: 3}, {Local: 15, LocalBest: 3}, {Local: 10, LocalBest: 4}} {
+	for _, c := range []struct {
+		set       genetic.Settings
+		lookahead int
+	}{
+		{genetic.Settings{Local: -1}, 0}, {genetic.Settings{Local: 10, LocalBest: 2}, 0}, {genetic.Settings{Local: 15, LocalBest: 2}, 0},
+		{genetic.Settings{Local: 10, LocalBest: 3}, 0}, {genetic.Settings{Local: 15, LocalBest: 3}, 0}, {genetic.Settings{Local: 10, LocalBest: 4}, 0},
+		{genetic.Settings{Local: -1}, 30}, {genetic.Settings{Local: 10, LocalBest: 2}, 30}, {genetic.Settings{Local: 10, LocalBest: 3}, 30},
+	} {
+		set := c.set
 		name := fmt.Sprintf("local=%d/best=%d", set.Local, set.LocalBest)
 		if set.Local < 0 {
 			name = "local=none"
 		}
+		name += fmt.Sprintf("/lookahead=%d", c.lookahead)
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
 				var score [3]float64
 				at95, beats := 0, 0
 				for i, t := range tables {
-					rs, err := replay.Replay(context.Background(), t, replay.Config{Strategies: []string{"genetic"}, Evaluations: replayTables[i].evals, Seeds: 20, Genetic: set})
+					rs, err := replay.Replay(context.Background(), t, replay.Config{Strategies: []string{"genetic"}, Evaluations: replayTables[i].evals, Seeds: 20, Genetic: set, Lookahead: c.lookahead})
 					if err != nil {
 						b.Fatal(err)
 					}

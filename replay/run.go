@@ -36,7 +36,20 @@ type Config struct {
 	// Genetic tunes the genetic algorithm, as optimizer.Settings.Genetic
 	// does live. Default: genetic.Settings{}.
 	Genetic genetic.Settings
+	// Lookahead, when positive, has Tune ask a strategy that knows its
+	// upcoming points (autotune.Lookahead) for that many of them before
+	// each evaluation, as a live search does for its builders (which the
+	// replay has none of): a strategy whose order depends on what it
+	// offered (the genetic search's local points) then searches in a live
+	// search's order. Default 0: none asked.
+	Lookahead int
 }
+
+// preparing is a table's evaluator that says it prepares points, so that
+// Tune asks the strategy for its upcoming points; it prepares nothing.
+type preparing struct{ *Evaluator }
+
+func (preparing) Prepare(autotune.Point) {}
 
 // Result is one strategy's replay.
 type Result struct {
@@ -122,7 +135,11 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 			}
 			strat := info.New(t.space, autotune.NewRand(seed), opt)
 			set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
-			rep, err := autotune.Tune(ctx, set, t.space, strat, ev)
+			var eval autotune.Evaluator = ev
+			if cfg.Lookahead > 0 {
+				set.Lookahead, eval = cfg.Lookahead, preparing{ev}
+			}
+			rep, err := autotune.Tune(ctx, set, t.space, strat, eval)
 			if err != nil {
 				return nil, fmt.Errorf("replay: %s, seed %d: %w", info.Name, seed, err)
 			}
