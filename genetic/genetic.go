@@ -33,11 +33,12 @@
 // parameters' effects, centred), a value never measured having the
 // parameter's mean effect, 0, and a failure counting as twice the slowest
 // time measured. The local points are the candidates it predicts fastest,
-// proposed before the islands' other points, but after those that
-// Upcoming offered before they were bred (an evaluator may be building
-// them): they are bred with the generation, so the lookahead offers them
-// as soon as it is bred, and they are the island's individuals for its
-// next breeding.
+// proposed before the islands' other points, but after every point that
+// Upcoming could see before they were bred (an evaluator may be building
+// them; so the order of the search does not depend on how far ahead the
+// caller looked): they are bred with the generation, so the lookahead
+// offers them as soon as it is bred, and they are the island's
+// individuals for its next breeding.
 //
 // Children are brought back into the search space with Space.Repair, so
 // every proposal satisfies the space's constraints. A point is measured at
@@ -103,7 +104,7 @@ type Settings struct {
 	// fastest by a surrogate fitted on every measurement so far: an
 	// additive model of log time over the parameters (see the package
 	// doc). They are proposed before the islands' other points (after
-	// those Upcoming offered). Fewer when the neighbours run out. Default
+	// every point Upcoming could see). Fewer when the neighbours run out. Default
 	// 10; negative for none.
 	Local int
 	// LocalBest is the number of the fastest points measured whose
