@@ -21,10 +21,30 @@
 // the shapes the caller expects to be good, while the other islands start
 // from random points.
 //
+// The search is memetic: each generation after an island's first holds,
+// beside its elites and children, Settings.Local local points, neighbours
+// (one parameter moved to an adjacent value of its range) of the
+// Settings.LocalBest fastest points measured on any island, never
+// measured, chosen by a cheap surrogate fitted on every measurement so
+// far. The surrogate is an additive model of log time, log t = m +
+// sum_k e_k(v_k): each parameter k has an effect e_k(v) per value v, fitted
+// by a few rounds of backfitting (each effect the mean, over the points
+// with that value, of the log time less the mean and the other
+// parameters' effects, centred), a value never measured having the
+// parameter's mean effect, 0, and a failure counting as twice the slowest
+// time measured. The local points are the candidates it predicts fastest,
+// proposed before the islands' other points, but after every point that
+// Upcoming could see before they were bred (an evaluator may be building
+// them; so the order of the search does not depend on how far ahead the
+// caller looked): they are bred with the generation, so the lookahead
+// offers them as soon as it is bred, and they are the island's
+// individuals for its next breeding.
+//
 // Children are brought back into the search space with Space.Repair, so
 // every proposal satisfies the space's constraints. A point is measured at
-// most once: results are cached by Point.Key, and a generation whose
-// children were all measured before gets random immigrants instead.
+// most once: results are cached by Point.Key, and a child measured before,
+// or already in its generation, is replaced by a random point never
+// measured.
 package genetic
 
 import (
@@ -65,10 +85,6 @@ type Settings struct {
 	// Elite is the number of the best working individuals carried over
 	// unchanged to the next generation. Default 2; negative for none.
 	Elite int
-	// Immigrants is the number of random new individuals that replace the
-	// worst children when a generation would need no new measurement.
-	// Default Population/2 (at least 1).
-	Immigrants int
 	// Seeds are individuals of every island's first generation (for
 	// example the baseline setting), repaired into the space; the rest of
 	// it is drawn at random. Default none.
@@ -80,6 +96,20 @@ type Settings struct {
 	// given first) taken in turn. Default Population/2 with two or more
 	// seeds, else 0; negative for none.
 	Neighbours int
+	// Local is the number of local points that each generation after an
+	// island's first holds besides its Population individuals (elites and
+	// children): neighbours never measured (one parameter moved to an
+	// adjacent value of its range, autotune.Space.Neighbours) of the
+	// LocalBest fastest points measured on any island, those predicted
+	// fastest by a surrogate fitted on every measurement so far: an
+	// additive model of log time over the parameters (see the package
+	// doc). They are proposed before the islands' other points (after
+	// every point Upcoming could see). Fewer when the neighbours run out. Default
+	// 10; negative for none.
+	Local int
+	// LocalBest is the number of the fastest points measured whose
+	// neighbours are the local points' candidates. Default 3.
+	LocalBest int
 }
 
 func (s Settings) withDefaults() Settings {
@@ -109,10 +139,15 @@ func (s Settings) withDefaults() Settings {
 		s.Elite = 0
 	}
 	s.Elite = min(s.Elite, s.Population-1)
-	if s.Immigrants <= 0 {
-		s.Immigrants = max(1, s.Population/2)
+	switch {
+	case s.Local == 0:
+		s.Local = 10
+	case s.Local < 0:
+		s.Local = 0
 	}
-	s.Immigrants = min(s.Immigrants, s.Population)
+	if s.LocalBest <= 0 {
+		s.LocalBest = 3
+	}
 	return s
 }
 
@@ -121,18 +156,21 @@ type GA struct {
 	space   *autotune.Space
 	r       *rand.Rand
 	set     Settings
-	sampler *autotune.Random // distinct random points: first generations, immigrants
+	sampler *autotune.Random // distinct random points: first generations, duplicate children's replacements
 
-	islands []*island
-	queue   []*island          // the islands in the order their generations were made: Next proposes from the first
-	fitness map[string]float64 // measured points, on any island: time, +Inf for failures
-	asked   map[string]bool    // points proposed whose results were not told yet
-	best    autotune.Point     // the fittest working point measured, if hasBest
-	bestFit float64
-	hasBest bool
-	gen     int // generations made, over all islands
-	started bool
-	done    bool
+	islands  []*island
+	queue    []*island          // the islands in the order their generations were made: Next proposes from the first
+	fitness  map[string]float64 // measured points, on any island: time, +Inf for failures
+	measured []measurement      // the same, in the order they were told
+	front    []autotune.Point   // local points, proposed before the islands' other points
+	promised []autotune.Point   // the points the last Upcoming could see, proposed first, in order
+	asked    map[string]bool    // points proposed whose results were not told yet
+	best     autotune.Point     // the fittest working point measured, if hasBest
+	bestFit  float64
+	hasBest  bool
+	gen      int // generations made, over all islands
+	started  bool
+	done     bool
 }
 
 // island is one population of the search.
@@ -161,14 +199,26 @@ func (*GA) Name() string { return "genetic" }
 // islands, each island's first included (0 before the first proposal).
 func (g *GA) Generation() int { return g.gen }
 
-// Next returns the next individual never measured of the island whose
-// generation was made first among those with one left, breeding the next
-// generation of every island whose individuals were all measured. ok is
-// false once every point of the space was measured.
+// Next returns the next individual never measured, breeding the next
+// generation of every island whose individuals were all measured: the
+// points the last Upcoming could see, in order, then the local points not
+// yet proposed, then those of the island whose generation was made first
+// among those with one left. ok is false once every point of the space
+// was measured.
 func (g *GA) Next() (autotune.Point, bool) {
 	g.start()
 	for !g.done {
 		g.breedMeasured()
+		for _, q := range []*[]autotune.Point{&g.promised, &g.front} {
+			for len(*q) > 0 {
+				p := (*q)[0]
+				*q = (*q)[1:]
+				if g.open(p.Key()) {
+					g.Take(p)
+					return p, true
+				}
+			}
+		}
 		for _, is := range g.queue {
 			for len(is.pending) > 0 {
 				p := is.pending[0]
@@ -197,28 +247,35 @@ func (g *GA) Next() (autotune.Point, bool) {
 }
 
 // Upcoming returns up to n individuals never measured that Next will
-// propose next, without consuming them: those of the island whose
-// generation was made first, then the other islands', after breeding the
-// next generation of every island whose individuals were all measured (so
-// that an evaluator builds it while the other islands are measured).
+// propose next, without consuming them, after breeding the next
+// generation of every island whose individuals were all measured (so
+// that an evaluator builds it while the other islands are measured): the
+// points the last Upcoming could see, then the local points, then the
+// individuals of the island whose generation was made first, then the
+// other islands'. Local points bred after a call come after every point
+// it could see (whatever n), which Next proposes first.
 func (g *GA) Upcoming(n int) []autotune.Point {
 	g.start()
 	g.breedMeasured()
 	var out []autotune.Point
 	in := map[string]bool{}
+	lists := [][]autotune.Point{g.promised, g.front}
 	for _, is := range g.queue {
-		for _, p := range is.pending {
-			if len(out) == n {
-				return out
-			}
-			k := p.Key()
-			if g.open(k) && !in[k] {
+		lists = append(lists, is.pending)
+	}
+	for _, ps := range lists {
+		for _, p := range ps {
+			if k := p.Key(); g.open(k) && !in[k] {
 				in[k] = true
 				out = append(out, p)
 			}
 		}
 	}
-	return out
+	// Every point known now keeps its place before the local points bred
+	// later, whatever n: the order of the search does not depend on how
+	// far ahead the caller looked.
+	g.promised = out
+	return slices.Clone(out[:min(n, len(out))])
 }
 
 // Take removes p from the individuals still to be proposed, on every
@@ -227,6 +284,12 @@ func (g *GA) Take(p autotune.Point) bool {
 	k := p.Key()
 	g.asked[k] = true
 	took := false
+	for _, q := range []*[]autotune.Point{&g.promised, &g.front} {
+		if i := slices.IndexFunc(*q, func(q autotune.Point) bool { return q.Key() == k }); i >= 0 {
+			*q = slices.Delete(*q, i, i+1)
+			took = true
+		}
+	}
 	for _, is := range g.islands {
 		if i := slices.IndexFunc(is.pending, func(q autotune.Point) bool { return q.Key() == k }); i >= 0 {
 			is.pending = slices.Delete(is.pending, i, i+1)
@@ -244,6 +307,9 @@ var (
 // Tell records the result of p.
 func (g *GA) Tell(p autotune.Point, r autotune.Result) {
 	f := r.Fitness()
+	if _, again := g.fitness[p.Key()]; !again {
+		g.measured = append(g.measured, measurement{p, f})
+	}
 	g.fitness[p.Key()] = f
 	delete(g.asked, p.Key())
 	if !math.IsInf(f, 1) && (!g.hasBest || f < g.bestFit) {
@@ -435,19 +501,33 @@ func (g *GA) breed(is *island) {
 	if len(g.islands) > 1 && g.hasBest && len(next) < g.set.Population-1 && !slices.ContainsFunc(next, g.best.Equal) {
 		next = append(next, g.best)
 	}
-	elite := len(next)
+	in := map[string]bool{}
+	for _, p := range slices.Concat(next, g.front) {
+		in[p.Key()] = true
+	}
+	local := g.local(in)
+	for _, p := range local {
+		in[p.Key()] = true
+	}
 	for len(next) < g.set.Population {
 		a := g.tournament(old)
 		child := a
 		if g.r.Float64() < g.set.Crossover {
 			child = g.crossover(a, g.tournament(old))
 		}
-		next = append(next, g.mutate(child))
+		child = g.mutate(child)
+		// A child measured before, or already in this generation, gives
+		// its place to a random point never measured.
+		if k := child.Key(); !g.open(k) || in[k] {
+			if p, ok := g.fresh(in); ok {
+				child = p
+			}
+		}
+		in[child.Key()] = true
+		next = append(next, child)
 	}
-	if len(g.unmeasured(next)) == 0 {
-		g.immigrate(next, elite)
-	}
-	is.pop = next
+	is.pop = slices.Concat(local, next)
+	g.front = append(g.front, local...)
 	g.made(is)
 }
 
@@ -492,32 +572,4 @@ func (g *GA) mutate(p autotune.Point) autotune.Point {
 		p = g.space.Repair(p.With(k, r[g.r.IntN(len(r))]))
 	}
 	return p
-}
-
-// immigrate replaces the worst Immigrants children of next (all of them
-// measured) with random points never measured.
-func (g *GA) immigrate(next []autotune.Point, elite int) {
-	children := make([]int, 0, len(next)-elite)
-	for i := elite; i < len(next); i++ {
-		children = append(children, i)
-	}
-	slices.SortStableFunc(children, func(a, b int) int {
-		fa, fb := g.fit(next[a]), g.fit(next[b])
-		switch {
-		case fa > fb:
-			return -1
-		case fa < fb:
-			return 1
-		}
-		return 0
-	})
-	in := map[string]bool{}
-	for _, i := range children[:min(g.set.Immigrants, len(children))] {
-		p, ok := g.fresh(in)
-		if !ok {
-			return
-		}
-		in[p.Key()] = true
-		next[i] = p
-	}
 }

@@ -144,7 +144,7 @@ func TestSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	// uf=0 is outside the space: Repair makes it 1.
-	ga := genetic.New(space, autotune.NewRand(1), genetic.Settings{Seeds: []autotune.Point{base, base}})
+	ga := genetic.New(space, autotune.NewRand(1), genetic.Settings{Seeds: []autotune.Point{base, base}, Local: -1})
 	p, ok := ga.Next()
 	if !ok || p.Key() != space.Repair(base).Key() || p.Get("uf") != 1 || ga.Generation() != 2 {
 		t.Errorf("first proposal %v (generation %d), want the repaired seed (both islands' first generations)", p, ga.Generation())

@@ -40,10 +40,11 @@ func keys(ps []autotune.Point) []string {
 // TestIslandsTakeTurns checks that Upcoming offers the second island's
 // first generation behind the first island's, and that an island whose
 // individuals were all measured breeds at once, in Upcoming, its new
-// generation offered behind the other island's, which is measured next.
+// generation offered behind the other island's, which is measured next
+// (without local points, which go before both: TestLocalFirst).
 func TestIslandsTakeTurns(t *testing.T) {
 	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
-	ga := genetic.New(space, autotune.NewRand(3), genetic.Settings{})
+	ga := genetic.New(space, autotune.NewRand(3), genetic.Settings{Local: -1})
 	up := ga.Upcoming(100)
 	first, second := genetic.Population(ga, 0), genetic.Population(ga, 1)
 	if len(first) != 20 || len(second) != 20 || ga.Generation() != 2 {
@@ -93,7 +94,7 @@ func TestIslandsTakeTurns(t *testing.T) {
 // the other island's next generation.
 func TestMigration(t *testing.T) {
 	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
-	ga := genetic.New(space, autotune.NewRand(5), genetic.Settings{Population: 6, Mutation: -1})
+	ga := genetic.New(space, autotune.NewRand(5), genetic.Settings{Population: 6, Mutation: -1, Local: -1})
 	// The first island's first individual is the best; every other point
 	// fails, so the second island has no elite of its own, and without
 	// mutation its children are crossovers of its own individuals.

@@ -256,10 +256,10 @@ type identity struct {
 }
 
 type geneticJSON struct {
-	Population, Tournament, Elite, Immigrants int
-	Islands                                   int `json:",omitempty"`
-	Crossover, Mutation                       float64
-	Seeds                                     []string `json:",omitempty"`
+	Population, Tournament, Elite         int
+	Islands, Neighbours, Local, LocalBest int `json:",omitempty"`
+	Crossover, Mutation                   float64
+	Seeds                                 []string `json:",omitempty"`
 }
 
 func runIdentity(set Settings, start []map[string]int) json.RawMessage {
@@ -276,8 +276,8 @@ func runIdentity(set Settings, start []map[string]int) json.RawMessage {
 			id.Fixed[string(n)] = v
 		}
 	}
-	if g := set.Genetic; g.Population != 0 || g.Islands != 0 || g.Tournament != 0 || g.Elite != 0 || g.Immigrants != 0 || g.Crossover != 0 || g.Mutation != 0 || len(g.Seeds) > 0 {
-		id.Genetic = &geneticJSON{Population: g.Population, Islands: g.Islands, Tournament: g.Tournament, Elite: g.Elite, Immigrants: g.Immigrants, Crossover: g.Crossover, Mutation: g.Mutation}
+	if g := set.Genetic; g.Population != 0 || g.Islands != 0 || g.Tournament != 0 || g.Elite != 0 || g.Neighbours != 0 || g.Local != 0 || g.LocalBest != 0 || g.Crossover != 0 || g.Mutation != 0 || len(g.Seeds) > 0 {
+		id.Genetic = &geneticJSON{Population: g.Population, Islands: g.Islands, Tournament: g.Tournament, Elite: g.Elite, Neighbours: g.Neighbours, Local: g.Local, LocalBest: g.LocalBest, Crossover: g.Crossover, Mutation: g.Mutation}
 		for _, p := range g.Seeds {
 			id.Genetic.Seeds = append(id.Genetic.Seeds, records.PointKey(p.Map()))
 		}

@@ -53,7 +53,9 @@ func (synthetic) Prepare(autotune.Point) {}
 // seeds gained wide work-groups of one point per work-item, and both
 // genetic ones when the genetic search gained its second island (the
 // first 20 points, the first island's first generation, are those of the
-// single population before). The 40 random
+// single population before), and again when its generations gained local
+// points (the first 33, both islands' first generations, are those
+// before; the 10 local points come next). The 40 random
 // and exhaustive points are those `hplopt tune matmul -d CPU --size tiny -e
 // 40 --seed 1` measured on PoCL.
 func TestSearchSequence(t *testing.T) {
@@ -199,12 +201,15 @@ func (f *fakeDevice) Measure(_ context.Context, v runner.Variant) autotune.Resul
 // genetic search has one island here, whose every generation starts with
 // builds to wait for, which ready order shortens; with two (the default)
 // one island's next generation is built while the other's is measured,
-// and proposed order waits as little.
+// and proposed order waits as little. Both run without local points
+// (genetic.Settings.Local): with them the single island waits for no
+// build here (61 ticks for 60 evaluations in either order), leaving ready
+// order nothing to reorder.
 func TestReadyOrder(t *testing.T) {
 	prob := matmulTiny(t)
 	run := func(o optimizer.Order, islands int) (*autotune.Report, *fakeDevice) {
 		dev := &fakeDevice{readyAt: map[string]int{}}
-		set := optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o, Genetic: genetic.Settings{Islands: islands}}
+		set := optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o, Genetic: genetic.Settings{Islands: islands, Local: -1}}
 		rep, err := optimizer.SearchOn(context.Background(), prob.Passes, set, true, dev, 0)
 		if err != nil {
 			t.Fatal(err)

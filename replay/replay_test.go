@@ -395,3 +395,27 @@ func TestH100Tables(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayLookahead: with Config.Lookahead the genetic search, whose
+// local points come after the points it offered, searches in another
+// order than without, the same for the same seeds.
+func TestReplayLookahead(t *testing.T) {
+	tab, err := LoadCSV("../testdata/replay/conv2d1024-h100.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	curve := func(lookahead int) []Point {
+		rs, err := Replay(context.Background(), tab, Config{Strategies: []string{"genetic"}, Evaluations: 60, Seeds: 4, Lookahead: lookahead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs[0].Curve
+	}
+	a, b, none := curve(30), curve(30), curve(0)
+	if !slices.Equal(a, b) {
+		t.Error("lookahead 30: same seeds, different curves")
+	}
+	if slices.Equal(a, none) {
+		t.Error("the same curves with a lookahead of 30 and without")
+	}
+}

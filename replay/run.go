@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/genetic"
 	"github.com/hplopt/hplopt/strategies"
 )
 
@@ -32,7 +33,23 @@ type Config struct {
 	// strategies then start from random points. Default false: they get
 	// them as strategies.Options.Seeds, as in a live search.
 	NoStart bool
+	// Genetic tunes the genetic algorithm, as optimizer.Settings.Genetic
+	// does live. Default: genetic.Settings{}.
+	Genetic genetic.Settings
+	// Lookahead, when positive, has Tune ask a strategy that knows its
+	// upcoming points (autotune.Lookahead) for that many of them before
+	// each evaluation, as a live search does for its builders (which the
+	// replay has none of): a strategy whose order depends on what it
+	// offered (the genetic search's local points) then searches in a live
+	// search's order. Default 0: none asked.
+	Lookahead int
 }
+
+// preparing is a table's evaluator that says it prepares points, so that
+// Tune asks the strategy for its upcoming points; it prepares nothing.
+type preparing struct{ *Evaluator }
+
+func (preparing) Prepare(autotune.Point) {}
 
 // Result is one strategy's replay.
 type Result struct {
@@ -112,13 +129,17 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 		for s := range seeds {
 			seed := uint64(s + 1)
 			ev := t.Evaluator()
-			opt := strategies.Options{Evaluations: cfg.Evaluations}
+			opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic}
 			if !cfg.NoStart {
 				opt.Seeds = t.Start()
 			}
 			strat := info.New(t.space, autotune.NewRand(seed), opt)
 			set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
-			rep, err := autotune.Tune(ctx, set, t.space, strat, ev)
+			var eval autotune.Evaluator = ev
+			if cfg.Lookahead > 0 {
+				set.Lookahead, eval = cfg.Lookahead, preparing{ev}
+			}
+			rep, err := autotune.Tune(ctx, set, t.space, strat, eval)
 			if err != nil {
 				return nil, fmt.Errorf("replay: %s, seed %d: %w", info.Name, seed, err)
 			}

@@ -1,0 +1,225 @@
+package genetic_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/genetic"
+	"github.com/hplopt/hplopt/optimizer"
+	"github.com/hplopt/hplopt/replay"
+)
+
+// TestLocalFirst: once the first island's first generation was measured,
+// its next generation holds Local local points, each a point of the space
+// never measured and a neighbour (autotune.Space.Neighbours) of one of the
+// LocalBest fastest points measured; they are the first points Upcoming
+// offers and Next proposes, before the second island's first generation.
+func TestLocalFirst(t *testing.T) {
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	for _, set := range []genetic.Settings{{}, {Local: 15, LocalBest: 1}, {Local: 4, LocalBest: 5, Islands: 1}} {
+		ga := genetic.New(space, autotune.NewRand(2), set)
+		measured := tell(t, ga, 20, modelOf)
+		var second []autotune.Point
+		if set.Islands != 1 {
+			second = genetic.Population(ga, 1)
+		}
+		local, best := cmp.Or(set.Local, 10), cmp.Or(set.LocalBest, 3)
+		slices.SortStableFunc(measured, func(a, b autotune.Point) int {
+			return cmp.Compare(modelOf(a).Fitness(), modelOf(b).Fitness())
+		})
+		var near []autotune.Point
+		for _, p := range measured[:best] {
+			near = append(near, space.Neighbours(p)...)
+		}
+		up := ga.Upcoming(local)
+		if len(up) != local {
+			t.Fatalf("%+v: %d upcoming points, want %d local points", set, len(up), local)
+		}
+		pop := genetic.Population(ga, 0)
+		for i, p := range up {
+			switch {
+			case !space.Contains(p):
+				t.Errorf("%+v: local point %v not in the space", set, p)
+			case slices.ContainsFunc(measured, p.Equal):
+				t.Errorf("%+v: local point %v measured before", set, p)
+			case !slices.ContainsFunc(near, p.Equal):
+				t.Errorf("%+v: local point %v is no neighbour of the %d fastest points measured", set, p, best)
+			case slices.ContainsFunc(up[:i], p.Equal):
+				t.Errorf("%+v: local point %v twice", set, p)
+			case !slices.ContainsFunc(pop, p.Equal):
+				t.Errorf("%+v: local point %v not in the first island's new generation", set, p)
+			case slices.ContainsFunc(second, p.Equal):
+				t.Errorf("%+v: local point %v from the second island", set, p)
+			}
+		}
+		if len(pop) != 20+local {
+			t.Errorf("%+v: new generation of %d individuals, want 20 and %d local points", set, len(pop), local)
+		}
+		for _, want := range up {
+			if p, ok := ga.Next(); !ok || !p.Equal(want) {
+				t.Fatalf("%+v: Next proposed %v, want the local point %v", set, p, want)
+			}
+			ga.Tell(want, modelOf(want))
+		}
+	}
+}
+
+// TestLocalAfterUpcoming: local points bred after a call of Upcoming come
+// after every point it could see, whatever its n: with the lookahead of a
+// live search, after the second island's first generation.
+func TestLocalAfterUpcoming(t *testing.T) {
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	ga := genetic.New(space, autotune.NewRand(2), genetic.Settings{})
+	if up := ga.Upcoming(1); len(up) != 1 {
+		t.Fatalf("upcoming %v, want 1 point", up)
+	}
+	tell(t, ga, 20, modelOf)
+	second := genetic.Population(ga, 1)
+	up := ga.Upcoming(100)
+	if len(up) != 20+10+18 || !slices.EqualFunc(up[:20], second, autotune.Point.Equal) {
+		t.Fatalf("%d upcoming points, want the second island's 20, then 10 local points and 18 children", len(up))
+	}
+	if local := genetic.Population(ga, 0)[:10]; !slices.EqualFunc(up[20:30], local, autotune.Point.Equal) {
+		t.Errorf("upcoming %v after the second island's generation,\nwant the local points %v", keys(up[20:30]), keys(local))
+	}
+}
+
+// TestNoRepeatedChildren: without mutation, children repeat their
+// parents and each other; each is replaced by a random point never
+// measured, so every generation holds its 2 elites and 18 points never
+// measured.
+func TestNoRepeatedChildren(t *testing.T) {
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	ga := genetic.New(space, autotune.NewRand(4), genetic.Settings{Local: -1, Mutation: -1, Islands: 1})
+	measured := map[string]bool{}
+	for _, p := range tell(t, ga, 20, modelOf) {
+		measured[p.Key()] = true
+	}
+	for gen := 2; gen <= 10; gen++ {
+		ga.Upcoming(0) // breeds the next generation
+		pop := genetic.Population(ga, 0)
+		again, in := 0, map[string]bool{}
+		for _, p := range pop {
+			if measured[p.Key()] {
+				again++
+			}
+			in[p.Key()] = true
+		}
+		if ga.Generation() != gen || len(pop) != 20 || len(in) != 20 || again != 2 {
+			t.Fatalf("generation %d (want %d): %d individuals, %d distinct, %d measured before; want 20, 20 and the 2 elites", ga.Generation(), gen, len(pop), len(in), again)
+		}
+		for _, p := range tell(t, ga, 18, modelOf) {
+			measured[p.Key()] = true
+		}
+	}
+}
+
+// TestMemeticReplay replays the genetic search on the MATMUL 128 table
+// recorded on the 16-core Xeon (testdata/replay, 1875 points) with 2.5% of
+// it, 47 evaluations, and seeds 1 to 20, as docs/replay.md does. Before the
+// local step its median fraction of the optimum was 0.858 and its score
+// -0.24; with it, 0.904 and -0.07 (docs/replay.md). The same seeds give the
+// same curve.
+func TestMemeticReplay(t *testing.T) {
+	tab, err := replay.LoadCSV("../testdata/replay/matmul128-pocl-xeon.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := replay.Config{Strategies: []string{"genetic"}, Evaluations: 47, Seeds: 20}
+	rs, err := replay.Replay(context.Background(), tab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	t.Logf("after %d evaluations: median fraction %.3f [%.3f, %.3f], score %+.3f", r.Evaluations, r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score)
+	if r.MedianFraction < 0.88 || r.Score < -0.15 {
+		t.Errorf("median fraction %.3f, score %+.3f: want at least 0.88 and -0.15 (0.858 and -0.24 without the local step)", r.MedianFraction, r.Score)
+	}
+	again, err := replay.Replay(context.Background(), tab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Curve, again[0].Curve) || math.IsNaN(r.Score) {
+		t.Errorf("same seeds, different curves")
+	}
+}
+
+// replayTables are the tables of docs/replay.md with their -e (a tenth of
+// the table).
+var replayTables = []struct {
+	file  string
+	evals int
+}{
+	{"matmul128-pocl", 89}, {"conv2d256-pocl", 69}, {"mv1024-pocl", 94}, {"matmul1024-h100", 130},
+	{"conv2d1024-h100", 89}, {"matmul128-pocl-xeon", 187}, {"conv2d256-pocl-xeon", 89}, {"mv1024-pocl-xeon", 107},
+}
+
+// BenchmarkLocalReplay replays the genetic search with Local and
+// LocalBest settings on the eight tables of docs/replay.md (seeds 1 to 20,
+// -e a tenth of each table) and reports, over the tables, the mean
+// methodology score at 2.5%, 5% and 10% of each table, the number of
+// tables where the median fraction of the optimum at 2.5% is at least
+// 0.95, and the number where the search beats random search from 20
+// evaluations; without and with the lookahead of a live search with 15
+// builders (30 points: replay.Config.Lookahead), after which the local
+// points bred later come. One iteration is every replay; run it once:
+//
+//	go test ./genetic -run '^$' -bench LocalReplay -benchtime 1x
+func BenchmarkLocalReplay(b *testing.B) {
+	var tables []*replay.Table
+	for _, tb := range replayTables {
+		t, err := replay.LoadCSV("../testdata/replay/" + tb.file + ".csv")
+		if err != nil {
+			b.Fatal(err)
+		}
+		tables = append(tables, t)
+	}
+	for _, c := range []struct {
+		set       genetic.Settings
+		lookahead int
+	}{
+		{genetic.Settings{Local: -1}, 0}, {genetic.Settings{Local: 10, LocalBest: 2}, 0}, {genetic.Settings{Local: 15, LocalBest: 2}, 0},
+		{genetic.Settings{Local: 10, LocalBest: 3}, 0}, {genetic.Settings{Local: 15, LocalBest: 3}, 0}, {genetic.Settings{Local: 10, LocalBest: 4}, 0},
+		{genetic.Settings{Local: -1}, 30}, {genetic.Settings{Local: 10, LocalBest: 2}, 30}, {genetic.Settings{Local: 10, LocalBest: 3}, 30},
+	} {
+		set := c.set
+		name := fmt.Sprintf("local=%d/best=%d", set.Local, set.LocalBest)
+		if set.Local < 0 {
+			name = "local=none"
+		}
+		name += fmt.Sprintf("/lookahead=%d", c.lookahead)
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				var score [3]float64
+				at95, beats := 0, 0
+				for i, t := range tables {
+					rs, err := replay.Replay(context.Background(), t, replay.Config{Strategies: []string{"genetic"}, Evaluations: replayTables[i].evals, Seeds: 20, Genetic: set, Lookahead: c.lookahead})
+					if err != nil {
+						b.Fatal(err)
+					}
+					r := rs[0]
+					for j, pct := range []float64{0.025, 0.05} {
+						score[j] += r.At(int(math.Ceil(pct*float64(t.Len())))).Score / float64(len(tables))
+					}
+					score[2] += r.Score / float64(len(tables))
+					if r.At(int(math.Ceil(0.025*float64(t.Len())))).MedianFraction >= 0.95 {
+						at95++
+					}
+					if r.BeatsRandom {
+						beats++
+					}
+				}
+				b.ReportMetric(score[0], "score@2.5%")
+				b.ReportMetric(score[1], "score@5%")
+				b.ReportMetric(score[2], "score@10%")
+				b.ReportMetric(float64(at95), "tables@0.95")
+				b.ReportMetric(float64(beats), "beat-random")
+			}
+		})
+	}
+}
