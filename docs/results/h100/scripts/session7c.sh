@@ -5,6 +5,7 @@
 #   PART=ab: NBODY's and DCS3D's best variants of earlier benches with
 #     ftz=0 and ftz=1, twice, interleaved; 1DCONV L settings with split
 #     (`hplopt run --reps 20`, each checked).
+#   PART=c1: 1DCONV L with points side by side, fully unrolled, and split.
 #   PART=l1: cuBLAS 4096 before; the bench at L, 45 s a kernel, on MATMUL,
 #     SYRK, SYR2K and 1DCONV; cuBLAS after.
 #   PART=l2: the same on NBODY, DCS3D, 2DCONV and 3DCONV.
@@ -18,7 +19,7 @@ B=/tmp/hplopt-bin
 mkdir -p "$B" "$OUT/r"
 [ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
 H=$B/hplopt
-{ $H version; nvidia-smi -L; nvidia-smi --query-gpu=clocks.max.sm,clocks.max.mem,power.limit --format=csv; } > "$OUT/r/version-$PART.txt" 2>&1
+{ $H version; nvidia-smi -L; nvidia-smi --query-gpu=clocks.max.sm,clocks.max.mem,power.limit --format=csv; } > "$OUT/r/version-${PART//,/-}.txt" 2>&1
 if [[ $PART == *ab* ]]; then
   NBODY='bszx=1,fullunroll=0,interleave=0,lcopy=0,lmem=1,lszx=512,ltrans=0,pack=1,prefetch=2,szx=65536,tw0=256,uf=16,vec=1,vw=1'
   DCS3D='bszx=8,bszy=2,bszz=4,fullunroll=0,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=16,lszy=16,lszz=1,ltrans=0,pack=0,prefetch=0,szx=16,szy=64,szz=32,tw0=16,uf=16,vec=1,vw=1,warp=0'
@@ -34,6 +35,21 @@ if [[ $PART == *ab* ]]; then
       'bszx=8,fullunroll=1,interleave=1,lszx=32,tw0=256,uf=8,lmem=1,lcopy=1,prefetch=1,split=8' \
       'bszx=2,fullunroll=1,interleave=1,lszx=64,tw0=256,uf=8,lmem=1,lcopy=1,prefetch=1,split=8'; do
     $H run conv1d --size L -d GPU --reps 20 --params "$p" >> "$OUT/r/conv1d-split.txt" 2>&1
+  done
+fi
+if [[ $PART == *c1* ]]; then
+  # 1DCONV L: points side by side (interleave=0) and fully unrolled with
+  # the loop unrolled by 16, so that neighbouring points' reads of in[]
+  # coincide in the unrolled code.
+  for p in \
+      'bszx=16,interleave=0,fullunroll=1,lszx=32,tw0=256,uf=16,lmem=1,lcopy=1,split=8' \
+      'bszx=8,interleave=0,fullunroll=1,lszx=64,tw0=256,uf=16,lmem=1,lcopy=1,split=8' \
+      'bszx=16,interleave=0,fullunroll=1,lszx=32,tw0=256,uf=16,lmem=1,lcopy=1,prefetch=1,split=4' \
+      'bszx=16,interleave=0,fullunroll=1,lszx=32,tw0=128,uf=16,lmem=1,lcopy=1,split=8' \
+      'bszx=32,interleave=0,fullunroll=1,lszx=16,tw0=128,uf=16,lmem=1,lcopy=1,split=8' \
+      'bszx=16,interleave=0,fullunroll=1,lszx=32,tw0=256,uf=16,lmem=1,lcopy=1,split=4' \
+      'bszx=16,interleave=0,fullunroll=1,lszx=64,tw0=128,uf=16,lmem=1,lcopy=1,prefetch=1,split=4'; do
+    $H run conv1d --size L -d GPU --reps 20 --params "$p" >> "$OUT/r/conv1d-side.txt" 2>&1
   done
 fi
 bench() { # name sizes budget kernels [extra]
@@ -53,4 +69,4 @@ if [[ $PART == *sm* ]]; then
   bench sm S,M S=8,M=10 paper
   python3 .gpu/cublas_sgemm.py 1024 2048 > "$OUT/r/cublas-sm-after.txt" 2>&1
 fi
-tar czf "$OUT/r-$PART.tgz" -C "$OUT" r
+tar czf "$OUT/r-${PART//,/-}.tgz" -C "$OUT" r
