@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/hplopt/hplopt/ast"
@@ -191,7 +192,9 @@ type scaled struct {
 // elements' loads and pre, or the outer loop's opre), final post or opost;
 // the statements of init that only set acc move to final (deferInit).
 func (s *state) factorOut(types map[string]ast.Type, init []*[]ast.Stmt, final *[]ast.Stmt) {
-	assigned := map[string]bool{}
+	// What the body writes (the loops' counters too): neither a factor
+	// nor what a deferred start reads.
+	assigned := bodyWrites(s.body)
 	for _, l := range s.loops {
 		assigned[l.Var] = true
 	}
@@ -200,29 +203,23 @@ func (s *state) factorOut(types map[string]ast.Type, init []*[]ast.Stmt, final *
 	bad := map[string]bool{}
 	for _, st := range s.body {
 		ast.Inspect(st, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.Decl:
-				assigned[n.Name] = true
-			case *ast.For:
-				assigned[n.Var] = true
-			case *ast.Assign:
-				name, ok := s.accumulator(n.LHS)
-				if id, isID := n.LHS.(*ast.Ident); isID {
-					assigned[id.Name] = true
-				}
-				if !ok {
-					break
-				}
-				sum, neg, isAcc := accumulated(n)
-				if !isAcc || !typeOf(n.LHS, types).IsFloat() {
-					bad[name] = true
-					break
-				}
-				if _, seen := accs[name]; !seen {
-					order = append(order, name)
-				}
-				accs[name] = append(accs[name], scaled{n, flattenSum(sum, neg, nil)})
+			a, isAssign := n.(*ast.Assign)
+			if !isAssign {
+				return true
 			}
+			name, ok := s.accumulator(a.LHS)
+			if !ok {
+				return true
+			}
+			sum, neg, isAcc := accumulated(a)
+			if !isAcc || !typeOf(a.LHS, types).IsFloat() {
+				bad[name] = true
+				return true
+			}
+			if _, seen := accs[name]; !seen {
+				order = append(order, name)
+			}
+			accs[name] = append(accs[name], scaled{a, flattenSum(sum, neg, nil)})
 			return true
 		})
 	}
@@ -244,10 +241,7 @@ func (s *state) factorOut(types map[string]ast.Type, init []*[]ast.Stmt, final *
 			return true
 		})
 	}
-	writes := bodyWrites(s.body)
-	for _, l := range s.loops {
-		writes[l.Var] = true
-	}
+	writes := maps.Clone(assigned)
 	for _, st := range s.local.decls {
 		if d, ok := st.(*ast.Decl); ok {
 			writes[d.Name] = true
@@ -387,31 +381,22 @@ func (s *state) deferInit(acc string, init []*[]ast.Stmt, writes map[string]bool
 	keptWrites := map[string]bool{}
 	for i := len(all) - 1; i >= 0; i-- {
 		st := all[i]
-		reads := readNames(st)
-		a, isAssign := st.(*ast.Assign)
-		mentions := reads[acc] || (isAssign && writtenName(a.LHS) == acc)
-		if !mentions {
-			ast.Inspect(st, func(n ast.Node) bool {
-				if d, ok := n.(*ast.Decl); ok && d.Name == acc {
-					mentions = true
-				}
-				return !mentions
-			})
-		}
-		if !mentions {
+		one := []ast.Stmt{st}
+		if !refs(one, acc) && !refsArray(one, acc) {
 			kept = append(kept, st)
 			for name := range bodyWrites([]ast.Stmt{st}) {
 				keptWrites[name] = true
 			}
 			continue
 		}
+		a, isAssign := st.(*ast.Assign)
 		if !isAssign {
 			return nil
 		}
 		if name, ok := s.accumulator(a.LHS); !ok || name != acc {
 			return nil
 		}
-		for name := range reads {
+		for name := range readNames(st) {
 			if name != acc && (writes[name] || keptWrites[name]) {
 				return nil
 			}
