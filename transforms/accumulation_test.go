@@ -151,40 +151,15 @@ func TestAccumulationMatchesReference(t *testing.T) {
 	defer s.Close()
 	apply := func(t *testing.T, prob *transforms.Problem, settings []string, split bool) ([]*transforms.Variant, []transforms.Params) {
 		t.Helper()
-		var vs []*transforms.Variant
-		var ps []transforms.Params
-		for _, set := range settings {
-			pins, err := transforms.ParsePins(set)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := transforms.Complete(prob, pins)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v, err := transforms.ApplyChecked(prob, p)
-			if err != nil {
-				t.Fatalf("%s: %v", set, err)
-			}
-			code, err := codegen.Source(v.Kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			without, err := transforms.ApplyWithout(prob, p, "accumulation")
-			if err != nil {
-				t.Fatal(err)
-			}
-			before, err := codegen.Source(without.Kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := fusible(v.Kernel); split && got != "" {
+		vs, ps := variantsOf(t, prob, settings)
+		for i, set := range settings {
+			code, before, _ := withAndWithout(t, prob, vs[i], ps[i], "accumulation")
+			if got := fusible(vs[i].Kernel); split && got != "" {
 				t.Errorf("%s: %q left in\n%s", set, got, code)
 			}
 			if changed := code != before; changed != split {
 				t.Errorf("%s: the pass changed the code: %v, want %v:\n%s", set, changed, split, code)
 			}
-			vs, ps = append(vs, v), append(ps, p)
 		}
 		return vs, ps
 	}
@@ -289,6 +264,23 @@ func facKernel(name string, body func(k *hpl.K, out hpl.ArrayVar, w hpl.Var, p, 
 	})
 }
 
+// withAndWithout returns the code of v, made from prob with p, and that of
+// the variant made with p without the pass named pass, and that variant.
+func withAndWithout(t *testing.T, prob *transforms.Problem, v *transforms.Variant, p transforms.Params, pass string) (code, before string, without *transforms.Variant) {
+	t.Helper()
+	code, err := codegen.Source(v.Kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if without, err = transforms.ApplyWithout(prob, p, pass); err != nil {
+		t.Fatal(err)
+	}
+	if before, err = codegen.Source(without.Kernel); err != nil {
+		t.Fatal(err)
+	}
+	return code, before, without
+}
+
 // startsAfter reports whether code sets the private accumulator of out
 // (p_out, an element of it, or its unrolled scalars) after its last
 // accumulation into u_p_out: the start deferred past the loop.
@@ -362,33 +354,10 @@ func TestFactorAndOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			prob := &transforms.Problem{Kernel: sk, Domain: []int{nx}, Ints: map[string]int{"n": n}, MaxWorkGroup: 1024, LocalMem: 48 << 10}
-			var vs []*transforms.Variant
-			var ps []transforms.Params
-			for _, set := range []string{"lszx=8", "lszx=8,bszx=4,tw0=8,uf=2", "lszx=8,bszx=4,fullunroll=1,vec=4,uf=4,tw0=8,lmem=1"} {
-				pins, err := transforms.ParsePins(set)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := transforms.Complete(prob, pins)
-				if err != nil {
-					t.Fatal(err)
-				}
-				v, err := transforms.ApplyChecked(prob, p)
-				if err != nil {
-					t.Fatalf("%s: %v", set, err)
-				}
-				code, err := codegen.Source(v.Kernel)
-				if err != nil {
-					t.Fatal(err)
-				}
-				without, err := transforms.ApplyWithout(prob, p, "accumulation")
-				if err != nil {
-					t.Fatal(err)
-				}
-				before, err := codegen.Source(without.Kernel)
-				if err != nil {
-					t.Fatal(err)
-				}
+			settings := []string{"lszx=8", "lszx=8,bszx=4,tw0=8,uf=2", "lszx=8,bszx=4,fullunroll=1,vec=4,uf=4,tw0=8,lmem=1"}
+			vs, ps := variantsOf(t, prob, settings)
+			for i, set := range settings {
+				code, before, _ := withAndWithout(t, prob, vs[i], ps[i], "accumulation")
 				switch {
 				case tc.want != "" && !strings.Contains(code, tc.want):
 					t.Errorf("%s: no %q in\n%s", set, tc.want, code)
@@ -399,7 +368,6 @@ func TestFactorAndOrder(t *testing.T) {
 				case strings.Contains(tc.want, "u_p_out") && startsAfter(code) != tc.deferred:
 					t.Errorf("%s: out's start after the loop: %v, want %v:\n%s", set, !tc.deferred, tc.deferred, code)
 				}
-				vs, ps = append(vs, v), append(ps, p)
 			}
 			runBatchOn(t, s, tc.k.Params(), args, map[string][]float32{"out": want}, nx, vs, ps)
 		})

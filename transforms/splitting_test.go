@@ -234,18 +234,7 @@ func TestSplitDefault(t *testing.T) {
 		prob := benchProblem(t, mustFind(t, tc.bench), tc.size)
 		vs, ps := variantsOf(t, prob, tc.settings)
 		for i, v := range vs {
-			without, err := transforms.ApplyWithout(prob, ps[i], "split")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := codegen.Source(v.Kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := codegen.Source(without.Kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got, want, without := withAndWithout(t, prob, v, ps[i], "split")
 			if got != want {
 				t.Errorf("%s %s: split=1 changed the code:\n%s\nwant\n%s", tc.bench, tc.settings[i], got, want)
 			}
