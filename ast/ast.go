@@ -617,3 +617,19 @@ func Loop(role LoopRole, v string, lo, hi, step Expr, body ...Stmt) *For {
 func IntDecl(name string, init Expr) *Decl {
 	return &Decl{Name: name, Type: Int, Mem: Private, Init: init}
 }
+
+// Elems is the number of elements the declaration holds: the product of
+// its extents (1 for a scalar).
+func (d *Decl) Elems() int {
+	n := 1
+	for _, e := range d.Extents {
+		n *= e
+	}
+	return n
+}
+
+// Bytes is the memory the declaration takes: its elements, each of Width
+// lanes (1 when 0) of Type.
+func (d *Decl) Bytes() int64 {
+	return int64(d.Type.Size()) * int64(max(1, d.Width)) * int64(d.Elems())
+}

@@ -31,12 +31,15 @@ func (s *state) assemble() *ast.Block {
 	// Without a loop nest, the staged arrays are copied once per block of
 	// the work-group, before the points' code; a barrier after it keeps the
 	// next block's copy from overwriting what a work-item still reads.
+	// A work-item visits several blocks (cyclic along some dimension).
+	cyclic := false
+	for d := 0; d < s.dims; d++ {
+		cyclic = cyclic || s.geom[d].cyclic
+	}
 	repeat := false
 	if len(s.loops) == 0 && len(s.local.copies) > 0 {
 		inner = append(append(inner, s.local.copies...), &ast.Barrier{Local: true})
-		for d := 0; d < s.dims; d++ {
-			repeat = repeat || s.geom[d].cyclic
-		}
+		repeat = cyclic
 	}
 	inner = append(inner, s.perPoint(concat(s.private.loads, s.pre))...)
 	if s.outer != nil {
@@ -45,10 +48,6 @@ func (s *state) assemble() *ast.Block {
 		inner = append(inner, s.nestCode()...)
 	}
 	if s.split.on {
-		cyclic := false
-		for d := 0; d < s.dims; d++ {
-			cyclic = cyclic || s.geom[d].cyclic
-		}
 		inner = append(inner, s.combine(cyclic)...)
 	} else {
 		inner = append(inner, s.perPoint(concat(s.post, s.private.stores))...)

@@ -24,11 +24,7 @@ func Check(k *ast.Kernel, limit int64) error {
 	var local int64
 	ast.Inspect(k.Body, func(n ast.Node) bool {
 		if d, ok := n.(*ast.Decl); ok && d.Mem == ast.Local {
-			size := int64(d.Type.Size() * max(1, d.Width))
-			for _, e := range d.Extents {
-				size *= int64(e)
-			}
-			local += size
+			local += d.Bytes()
 		}
 		return true
 	})

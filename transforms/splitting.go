@@ -71,7 +71,7 @@ single-point kernel by rounding.`,
 			if s.p.Pack {
 				// Each part's tile starts at a multiple of 4 elements,
 				// so that packed runs stay aligned.
-				for size(d.Extents)%4 != 0 {
+				for d.Elems()%4 != 0 {
 					d.Extents[len(d.Extents)-1]++
 				}
 			}
@@ -82,7 +82,7 @@ single-point kernel by rounding.`,
 			s.local.bytes = 0
 			for _, st := range s.local.decls {
 				d := st.(*ast.Decl)
-				s.local.bytes += int64(d.Type.Size() * size(d.Extents))
+				s.local.bytes += d.Bytes()
 			}
 			for i, c := range s.local.copies {
 				s.local.copies[i] = withLeading(c, staged, part)
@@ -103,8 +103,9 @@ single-point kernel by rounding.`,
 			name, _ := s.accumulator(a)
 			t := s.privateDecl(name).Type
 			buf := s.fresh("l_" + name)
-			plan.decls = append(plan.decls, &ast.Decl{Name: buf, Type: t, Mem: ast.Local, Extents: []int{n - 1, s.points, items}})
-			plan.bytes += int64(t.Size() * (n - 1) * s.points * items)
+			d := &ast.Decl{Name: buf, Type: t, Mem: ast.Local, Extents: []int{n - 1, s.points, items}}
+			plan.decls = append(plan.decls, d)
+			plan.bytes += d.Bytes()
 			plan.accs = append(plan.accs, a)
 			plan.bufs = append(plan.bufs, buf)
 			if !s.startsAtZero(name) {
@@ -134,15 +135,6 @@ type splitPlan struct {
 	decls []ast.Stmt // the part variable and the buffers
 	bytes int64      // the local memory of the buffers
 	q     string     // the counter of the loops that add the parts
-}
-
-// size is the number of elements of an array of extents ext.
-func size(ext []int) int {
-	n := 1
-	for _, e := range ext {
-		n *= e
-	}
-	return n
 }
 
 // startsAtZero reports whether the statements before the nest end with

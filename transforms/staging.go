@@ -288,14 +288,9 @@ func (s *state) declareStaged(groups []*group) error {
 	for _, g := range groups {
 		g.name = s.fresh("l_" + g.arr.Name)
 		s.local.arrays = append(s.local.arrays, g.name)
-		ext := padded(permute(g.ext, g.perm), pad)
-		elems := int64(1)
-		for _, e := range ext {
-			elems *= int64(e)
-		}
-		q := s.k.Param(g.arr.Name)
-		s.local.bytes += elems * int64(q.Type.Size())
-		s.local.decls = append(s.local.decls, &ast.Decl{Name: g.name, Type: q.Type, Mem: ast.Local, Extents: ext})
+		d := &ast.Decl{Name: g.name, Type: s.k.Param(g.arr.Name).Type, Mem: ast.Local, Extents: padded(permute(g.ext, g.perm), pad)}
+		s.local.bytes += d.Bytes()
+		s.local.decls = append(s.local.decls, d)
 	}
 	if lim := s.prob.LocalMem; lim > 0 && s.local.bytes > lim {
 		return illegal("lmem=1 needs %d bytes of local memory; the device has %d", s.local.bytes, lim)
