@@ -20,7 +20,10 @@ v.s0, v.s1 of v = *(__local float2 *)&l_b[k][x]), and every other element
 that several reads share once (the overlapping input windows of neighbouring
 points of a convolution, with the loop unrolled). A run is aligned when its
 first element's offset is provably a multiple of its length (the staging
-pass then pads rows by 4 and declares the arrays aligned). The setting is
+pass then pads rows by 4 and declares the arrays aligned), a loop counter
+being as aligned as its loop's start and step make it (a filter loop
+unrolled by 16 from a tile's base: its counter less the base is a multiple
+of 16, so that a convolution's window of inputs is read in float4 runs). The setting is
 illegal when there is nothing to pack.`,
 	Run: func(s *state) error {
 		if !s.p.Pack {
@@ -35,13 +38,14 @@ illegal when there is nothing to pack.`,
 			local[d.Name] = d
 		}
 		types := kernelTypes(s.k)
+		known := counterAlignments(s.comp.Body)
 		packed := 0
 		ast.Inspect(s.comp.Body, func(n ast.Node) bool {
 			f, ok := n.(*ast.For)
 			if !ok || f.Role != ast.ElementLoop || hasElementLoop(f.Body) {
 				return true
 			}
-			packed += s.pack(f.Body, local, types)
+			packed += s.pack(f.Body, local, types, known)
 			return false
 		})
 		if packed == 0 {
@@ -71,7 +75,7 @@ type localRead struct {
 
 // pack packs the local reads of one loop body in aligned runs and returns
 // the number of vector loads made.
-func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[string]ast.Type) int {
+func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[string]ast.Type, known map[string]int64) int {
 	// Group the reads by array, leading subscripts and the variable part of
 	// the last one.
 	groups := map[string][]localRead{}
@@ -145,7 +149,7 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 				continue
 			}
 			for _, w := range []int{4, 2} {
-				if !s.runAt(have, c, w, d) {
+				if !s.runAt(have, c, w, d, known) {
 					continue
 				}
 				name := s.fresh(fmt.Sprintf("v_%s", d.Name))
@@ -241,8 +245,9 @@ func usesAny(e ast.Expr, vars map[string]bool) bool {
 
 // runAt reports whether the w elements from the read have[c] are all read
 // and start at an aligned offset of local array d (whose rows are w-aligned
-// when the staging pass padded them for pack).
-func (s *state) runAt(have map[int64]*ast.Index, c int64, w int, d *ast.Decl) bool {
+// when the staging pass padded them for pack), given the known alignment of
+// loop counters.
+func (s *state) runAt(have map[int64]*ast.Index, c int64, w int, d *ast.Decl, known map[string]int64) bool {
 	for l := 0; l < w; l++ {
 		if have[c+int64(l)] == nil {
 			return false
@@ -252,7 +257,46 @@ func (s *state) runAt(have map[int64]*ast.Index, c int64, w int, d *ast.Decl) bo
 		return false
 	}
 	flat := affineOf(codegen.Linear(have[c].Indices, d.Extents))
-	return flat.alignment(nil)%int64(w) == 0
+	return flat.alignment(known)%int64(w) == 0
+}
+
+// counterAlignments returns the alignment (the largest power of two up to
+// 64 that divides every value) of the counters of the loops in b that no
+// statement assigns otherwise: that of the loop's start, given the
+// counters of the loops around it, and of its step. A loop over a tile of
+// 16 iterations unrolled by 8 (for (j = j_t; j < j_t + 16; j += 8), j_t a
+// multiple of 16) has j a multiple of 8, so that j - j_t + 4 starts an
+// aligned run of 4 (a convolution's window of neighbouring inputs read as
+// float4). A counter of several loops takes the least of their alignments.
+func counterAlignments(b *ast.Block) map[string]int64 {
+	assigned := map[string]bool{}
+	ast.Inspect(b, func(n ast.Node) bool {
+		if a, ok := n.(*ast.Assign); ok {
+			if id, ok := a.LHS.(*ast.Ident); ok {
+				assigned[id.Name] = true
+			}
+		}
+		return true
+	})
+	known := map[string]int64{}
+	ast.Inspect(b, func(n ast.Node) bool {
+		f, ok := n.(*ast.For)
+		if !ok || assigned[f.Var] {
+			return true
+		}
+		step := affineOf(f.Step)
+		if len(step.terms) != 0 {
+			known[f.Var] = 1
+			return true
+		}
+		a := min(affineOf(f.Lo).alignment(known), step.alignment(nil))
+		if k, seen := known[f.Var]; seen {
+			a = min(a, k)
+		}
+		known[f.Var] = a
+		return true
+	})
+	return known
 }
 
 // termsKey prints the variable part of an affine form.
