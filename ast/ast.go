@@ -465,6 +465,11 @@ type Kernel struct {
 	// reqd_work_group_size, which lets the compiler plan registers for
 	// that many work-items.
 	WorkGroup []int
+	// Options are the OpenCL build options the kernel is built with
+	// ("-cl-denorms-are-zero" for a variant made with ftz); code
+	// generation names them in a comment on the first line, so that
+	// sources built differently differ.
+	Options string
 }
 
 func (*Kernel) node() {}

@@ -26,6 +26,9 @@ func Hash(k *Kernel) [32]byte {
 		h.ints(p.Extents)
 	}
 	h.ints(k.WorkGroup)
+	if k.Options != "" { // kernels hashed before Options keep their hash
+		h.str(k.Options)
+	}
 	h.node(k.Body)
 	var sum [32]byte
 	h.h.Sum(sum[:0])

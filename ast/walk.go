@@ -432,7 +432,7 @@ func (c cloner) copy(n Node) Node {
 			}
 			params[i] = &q
 		}
-		return &Kernel{Name: n.Name, Params: params, Body: c.block(n.Body), WorkGroup: append([]int(nil), n.WorkGroup...)}
+		return &Kernel{Name: n.Name, Params: params, Body: c.block(n.Body), WorkGroup: append([]int(nil), n.WorkGroup...), Options: n.Options}
 	case *Ident:
 		x := *n
 		return &x

@@ -72,7 +72,7 @@ func TestReplayVerbErrors(t *testing.T) {
 
 // A space measured exhaustively on the device (MATMUL tiny, 12 points
 // with these pins, the extensions of table2-3 at their neutral values,
-// split 1 on a CPU) replays the same from the records (--problem) as from
+// split 1 and ftz 0 on a CPU) replays the same from the records (--problem) as from
 // the table they export (--export-table): the same rows, start points and
 // results.
 func TestReplayRecords(t *testing.T) {
@@ -92,7 +92,7 @@ func TestReplayRecords(t *testing.T) {
 		t.Fatalf("export: status %d\n%s%s", st, out, errs)
 	}
 	data, _ := os.ReadFile(table)
-	for _, want := range []string{"# kernel: mxm\n", "# start: bszx=1,", "\nbszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split,time_ms,cost_ms\n"} {
+	for _, want := range []string{"# kernel: mxm\n", "# start: bszx=1,", "\nbszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,time_ms,cost_ms\n"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the exported table lacks %q:\n%s", want, data)
 		}

@@ -438,7 +438,7 @@ func (e *Evaluation) Run(args ...any) (err error) {
 		}
 		kargs[i] = kernelArg{buf: buf}
 	}
-	d, err := t.run(src, k.Name, kargs, global, local)
+	d, err := t.run(src, k.Options, k.Name, kargs, global, local)
 	if err != nil {
 		return e.fail("%v", err)
 	}
@@ -491,6 +491,7 @@ type target interface {
 	// checkMemory rejects arrays the device cannot hold
 	// (runner.CheckDevice).
 	checkMemory(arrays []runner.ArraySize) error
-	// run builds src (once per source) and runs its kernel name.
-	run(src, name string, args []kernelArg, global, local []int) (time.Duration, error)
+	// run builds src with the build options (once per source and
+	// options) and runs its kernel name.
+	run(src, options, name string, args []kernelArg, global, local []int) (time.Duration, error)
 }

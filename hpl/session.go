@@ -44,7 +44,7 @@ func (e *Evaluation) Build(args ...any) (err error) {
 	if err != nil {
 		return e.fail("%v", err)
 	}
-	p, err := t.s.Build(src, "")
+	p, err := t.s.Build(src, k.Options)
 	if err != nil {
 		return e.fail("%v", err)
 	}
@@ -91,7 +91,7 @@ func (s session) checkMemory(arrays []runner.ArraySize) error {
 	return runner.CheckDevice(s.s.Device(), arrays, 0)
 }
 
-func (s session) run(src, name string, args []kernelArg, global, local []int) (time.Duration, error) {
+func (s session) run(src, options, name string, args []kernelArg, global, local []int) (time.Duration, error) {
 	kargs := make([]runner.KernelArg, len(args))
 	for i, a := range args {
 		switch v := a.scalar.(type) {
@@ -107,7 +107,7 @@ func (s session) run(src, name string, args []kernelArg, global, local []int) (t
 			return 0, fmt.Errorf("argument %d: unsupported scalar %T", i+1, v)
 		}
 	}
-	return s.s.Launch(src, name, kargs, global, local)
+	return s.s.Launch(src, options, name, kargs, global, local)
 }
 
 func (s session) alloc(n int) (buffer, error) {

@@ -39,6 +39,10 @@ type Table2Spec struct {
 	// neighbourhood of the point that lmem stages in local memory
 	// (transforms.Halos). Default false: lmem only with compute loops.
 	Halo bool
+	// Special says that the kernel computes special functions (rsqrt,
+	// sqrt, exp, ...) or divides floats (transforms.SpecialFunctions), so
+	// that ftz can act. Default false: ftz is 0.
+	Special bool
 	// Fixed pins parameters to one value each, whether or not the value is
 	// among the candidates (the passes still judge it legal or not); the
 	// search then runs over the others. A value outside the range its
@@ -53,7 +57,7 @@ type Table2Spec struct {
 // so that records of another space are never applied to this one (they are
 // marked stale). Bump it whenever the space changes; TestSpaceVersion
 // fails when the space of a few kernels changes while it stays the same.
-const SpaceVersion = "table2-5"
+const SpaceVersion = "table2-7"
 
 // Limits of the Table 2 ranges.
 const (
@@ -133,6 +137,9 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	                 the work-group of S times lszx*lszy work-items within
 //	                 MaxWorkGroup and S within MaxWorkItems of the dimension
 //	                 after the kernel's. Absent without compute loops.
+//	ftz              {0, 1} on a GPU for a kernel that computes special
+//	                 functions or divides floats (Special), else 0: the
+//	                 build option -cl-denorms-are-zero.
 //
 // The order puts each parameter right after those its range reads, which
 // keeps the memo tables of the counting small (a 3D space of 3e9 points is
@@ -312,6 +319,11 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 		}})
 		params = append(params, splitParam(spec, maxWG))
 	}
+	ftz := []int{0}
+	if spec.Special && !spec.CPU {
+		ftz = []int{0, 1}
+	}
+	params = append(params, autotune.Param{Name: name(transforms.FTZ), Range: func(autotune.Point) []int { return ftz }})
 
 	for n := range spec.Fixed {
 		found := false

@@ -23,6 +23,9 @@ type Variant struct {
 	KernelName string
 	Global     []int // work-items per dimension, x first (1 to 3 of them)
 	Local      []int // work-group size per dimension; nil: the driver chooses
+	// Options are the variant's own OpenCL build options, after those of
+	// MeasureSettings (ast.Kernel.Options: -cl-denorms-are-zero with ftz).
+	Options string
 	// CutoffMs, if positive, ends the timing early: a variant whose first
 	// launch is slower than it is timed by that launch alone (its outputs
 	// are still checked), as ATF aborts configurations that cannot beat
@@ -358,7 +361,7 @@ func (m *Measurer) prepare(v Variant, bin []byte) {
 	if m.onBuilt != nil {
 		built = func() { m.onBuilt(v.Source) }
 	}
-	m.prepared[v.Source] = m.sess.prepare(v.Source, bin, m.set.Options, built)
+	m.prepared[v.Source] = m.sess.prepare(v.Source, bin, joinOptions(m.set.Options, v.Options), built)
 	m.order = append(m.order, v.Source)
 }
 
@@ -367,7 +370,7 @@ func (m *Measurer) prepare(v Variant, bin []byte) {
 func (m *Measurer) program(v Variant, bin []byte) *Program {
 	p := m.take(v)
 	if p == nil {
-		p = m.sess.prepare(v.Source, bin, m.set.Options, nil)
+		p = m.sess.prepare(v.Source, bin, joinOptions(m.set.Options, v.Options), nil)
 	}
 	return p
 }
@@ -736,4 +739,9 @@ func (m *Measurer) Close() error {
 		}
 	}
 	return nil
+}
+
+// joinOptions joins the measurement's build options and a variant's.
+func joinOptions(set, variant string) string {
+	return strings.TrimSpace(set + " " + variant)
 }

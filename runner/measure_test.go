@@ -171,6 +171,14 @@ func TestMeasurer(t *testing.T) {
 	bad.Local = []int{1 << 20}
 	bad.Global = []int{1 << 20}
 	expect(t, "huge work-group", m.Measure(ctx, bad), autotune.Illegal)
+	// A variant's own build options reach the compiler: a macro that only
+	// they define.
+	opt := axpyCoarse("options")
+	opt.Source = strings.Replace(opt.Source, "y[i] = a *", "y[i] = ONE * a *", 1)
+	expect(t, "without its options", m.Measure(ctx, opt), autotune.Compile, "ONE")
+	opt.Source = "/* with options */" + opt.Source
+	opt.Options = "-D ONE=1.0f"
+	expect(t, "with its options", m.Measure(ctx, opt), autotune.OK)
 	noname := axpyCoarse("no such kernel")
 	noname.KernelName = "nope"
 	expect(t, "missing kernel", m.Measure(ctx, noname), autotune.Compile)

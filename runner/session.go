@@ -555,10 +555,10 @@ func (k *Kernel) start(global, local []int) (*opencl.Event, error) {
 // Close releases the kernel.
 func (k *Kernel) Close() { k.k.Close() }
 
-// Launch builds src (once per source: the cache keeps it), sets args and
-// runs its kernel name once, as Kernel.Run does.
-func (s *Session) Launch(src, name string, args []KernelArg, global, local []int) (time.Duration, error) {
-	p, err := s.Build(src, "")
+// Launch builds src with options (once per source and options: the cache
+// keeps it), sets args and runs its kernel name once, as Kernel.Run does.
+func (s *Session) Launch(src, options, name string, args []KernelArg, global, local []int) (time.Duration, error) {
+	p, err := s.Build(src, options)
 	if err != nil {
 		return 0, err
 	}

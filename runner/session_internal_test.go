@@ -48,7 +48,7 @@ func TestSessionLaunch(t *testing.T) {
 	}
 	args := []KernelArg{{Buffer: b}, {Type: ast.Float, Value: 2}}
 	for range 2 { // the second launch finds the program in the cache
-		if _, err := s.Launch(scaleSrc, "scale", args, []int{64}, []int{16}); err != nil {
+		if _, err := s.Launch(scaleSrc, "", "scale", args, []int{64}, []int{16}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func TestSessionLaunch(t *testing.T) {
 	if !cached {
 		t.Error("a launched program is not kept in the cache")
 	}
-	if _, err := s.Launch(scaleSrc, "nope", args, []int{64}, nil); err == nil {
+	if _, err := s.Launch(scaleSrc, "", "nope", args, []int{64}, nil); err == nil {
 		t.Error("launching a kernel the program does not have: no error")
 	}
 }

@@ -373,3 +373,48 @@ func TestFactorAndOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestSpecialFunctions: ftz can act on kernels that call rsqrt or divide
+// floats, not on one of products and sums.
+func TestSpecialFunctions(t *testing.T) {
+	div := hpl.MustKernel("div", func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 1)
+		k.Compute(func() { k.Set(out.At(hpl.Idx), a.At(hpl.Idx).Div(3.0)) })
+	})
+	rs := hpl.MustKernel("rs", func(k *hpl.K) {
+		out := k.Array("out", hpl.Float32, 1)
+		a := k.Array("a", hpl.Float32, 1)
+		k.Compute(func() { k.Set(out.At(hpl.Idx), hpl.Rsqrt(a.At(hpl.Idx))) })
+	})
+	const nx, n = 64, 8
+	for _, tc := range []struct {
+		k    *hpl.Kernel
+		args []any
+		want bool
+	}{
+		{facOutput, []any{hpl.NewArray(hpl.Float32, nx), hpl.NewArray(hpl.Float32, nx, n), hpl.NewArray(hpl.Float32, nx, n), hpl.NewArray(hpl.Float32, n), hpl.NewArray(hpl.Float32, n), int32(n), float32(1)}, false},
+		{div, []any{hpl.NewArray(hpl.Float32, nx), hpl.NewArray(hpl.Float32, nx)}, true},
+		{rs, []any{hpl.NewArray(hpl.Float32, nx), hpl.NewArray(hpl.Float32, nx)}, true},
+	} {
+		sk, err := hpl.Specialize(tc.k, tc.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := &transforms.Problem{Kernel: sk, Domain: []int{nx}, Ints: map[string]int{"n": n}}
+		if got := transforms.SpecialFunctions(prob); got != tc.want {
+			t.Errorf("%s: SpecialFunctions %v, want %v", tc.k.Name(), got, tc.want)
+		}
+		p, err := transforms.Complete(prob, map[transforms.Name]int{transforms.FTZ: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := transforms.Apply(prob, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Options != transforms.DenormsAreZero || v.Kernel.Options != v.Options {
+			t.Errorf("%s with ftz=1: options %q, kernel's %q", tc.k.Name(), v.Options, v.Kernel.Options)
+		}
+	}
+}

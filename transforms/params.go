@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hplopt/hplopt/ast"
 )
 
 // Params is one setting of the optimizer's parameters: the paper's Table 2.
@@ -87,6 +89,14 @@ type Params struct {
 	// nest only accumulates (+=, -=) into private accumulators; 0 and 1:
 	// off. An extension of Table 2.
 	Split int
+	// FTZ (ftz) builds the variant with the OpenCL option
+	// -cl-denorms-are-zero (Variant.Options): single-precision denormals
+	// may be flushed to zero, so that a GPU's special-function
+	// instructions (rsqrt, sqrt, division) run without the fix-up that
+	// scales a denormal argument first (on the H100 three more
+	// instructions beside each rsqrt). Results on denormal values differ
+	// by rounding; every variant is checked. An extension.
+	FTZ bool
 }
 
 // Name is the name of one optimizer parameter, as the command line, the
@@ -113,6 +123,7 @@ const (
 	Warp             Name = "warp"                 // work-items of a warp in warp x 32/warp sub-blocks
 	Gswz             Name = "gswz"                 // work-groups launched in bands of gswz rows
 	Split            Name = "split"                // the outermost compute loop run in split parts by split work-items
+	FTZ              Name = "ftz"                  // build with -cl-denorms-are-zero
 )
 
 // Global, Local and Block return the name of the global size, the local
@@ -169,6 +180,7 @@ var defs = []Def{
 	{Warp, false, 1, -1, "work-items of a 32-item warp in warp x 32/warp sub-blocks, 0 = rows (extension)"},
 	{Gswz, false, 1, -1, "launch work-groups in bands of gswz rows (extension)"},
 	{Split, false, -1, 0, "run the outermost compute loop in split parts on split work-items of a group, partial sums added in local memory, 1 = off (extension)"},
+	{FTZ, true, -1, -1, "build with -cl-denorms-are-zero: denormals flushed, special functions without their fix-up (extension)"},
 }
 
 // Defs returns the definitions of every parameter, in their fixed order.
@@ -240,6 +252,8 @@ func (p *Params) field(name Name) (*int, *bool) {
 		return nil, &p.LocalMem
 	case LCopy:
 		return nil, &p.LoopCopy
+	case FTZ:
+		return nil, &p.FTZ
 	}
 	return nil, nil
 }
@@ -440,4 +454,38 @@ func Format(m map[string]int) string {
 		fmt.Fprintf(&b, "%s=%d", k, m[k])
 	}
 	return b.String()
+}
+
+// DenormsAreZero is the OpenCL build option of a variant built with ftz.
+const DenormsAreZero = "-cl-denorms-are-zero"
+
+// specialFuncs are the math builtins that a GPU computes on its
+// special-function units (or in sequences built on them), whose
+// single-precision forms scale a denormal argument first unless denormals
+// may be flushed.
+var specialFuncs = map[string]bool{
+	"sqrt": true, "rsqrt": true, "exp": true, "exp2": true, "exp10": true, "log": true, "log2": true, "log10": true,
+	"sin": true, "cos": true, "tan": true, "pow": true, "powr": true, "pown": true, "rootn": true, "cbrt": true, "hypot": true,
+	"asin": true, "acos": true, "atan": true, "atan2": true, "sinh": true, "cosh": true, "tanh": true,
+}
+
+// SpecialFunctions reports whether prob's kernel computes a special
+// function (sqrt, rsqrt, exp, sin and the like, in any of their native_
+// or half_ forms) or divides floating-point values: where ftz can act.
+func SpecialFunctions(prob *Problem) bool {
+	types := kernelTypes(prob.Kernel)
+	found := false
+	ast.Inspect(prob.Kernel.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Decl:
+			types[n.Name] = n.Type
+		case *ast.Call:
+			f := strings.TrimPrefix(strings.TrimPrefix(n.Func, "native_"), "half_")
+			found = found || specialFuncs[f]
+		case *ast.Binary:
+			found = found || (n.Op == ast.Div && typeOf(n, types).IsFloat())
+		}
+		return !found
+	})
+	return found
 }

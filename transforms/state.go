@@ -227,6 +227,10 @@ func (s *state) variant() *Variant {
 		v.Local = append(v.Local, s.nparts)
 	}
 	s.k.WorkGroup = append([]int(nil), v.Local...)
+	if s.p.FTZ {
+		s.k.Options = DenormsAreZero
+	}
+	v.Options = s.k.Options
 	sort.Strings(v.Staged)
 	sort.Strings(v.Promoted)
 	return v
