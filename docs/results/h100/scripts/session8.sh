@@ -13,6 +13,7 @@
 #     (MATMUL, SYRK, SYR2K, 1DCONV; NBODY, DCS3D, 2DCONV, 3DCONV);
 #     cuBLAS after. PART=sm: the same at S and M, 8 and 10 s a kernel.
 #   PART=t: SYRK and SYR2K L tuned for 100 s each.
+#   PART=x: MATMUL L and mxmt.cl (b read along rows) tuned for 45 s each.
 # Run from the repository root:  OUT=/some/dir PART=c bash docs/results/h100/scripts/session8.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -156,5 +157,12 @@ if has t; then
   for k in syrk syr2k; do
     (cd "$OUT/r" && $H tune $k --size L -d GPU -s genetic -t 100 --no-db > tune100-$k.txt 2>&1)
   done
+fi
+if has x; then
+  # MATMUL 4096 beside the same product with b read along its rows
+  # (mxmt.cl: c[y][x] = sum_k a[y][k]*b[x][k], SYRK's pattern with two
+  # arrays), 45 s of genetic search each.
+  (cd "$OUT/r" && $H tune matmul --size L -d GPU -s genetic -t 45 --no-db > tune45-matmul.txt 2>&1)
+  $H tune docs/results/h100/scripts/mxmt.cl --global 4096,4096 --arg n=4096 -d GPU -s genetic -t 45 --no-db > "$OUT/r/tune45-mxmt.txt" 2>&1
 fi
 tar czf "$OUT/r-${PART//,/-}.tgz" -C "$OUT" r
