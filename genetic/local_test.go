@@ -160,7 +160,8 @@ var replayTables = []struct {
 }
 
 // BenchmarkLocalReplay replays the genetic search with Local and
-// LocalBest settings on the eight tables of docs/replay.md (seeds 1 to 20,
+// LocalBest settings, and with other makings of its first generation
+// (Population, Neighbours, Islands; 0 is the default), on the eight tables of docs/replay.md (seeds 1 to 20,
 // -e a tenth of each table) and reports, over the tables, the mean
 // methodology score at 2.5%, 5% and 10% of each table, the number of
 // tables where the median fraction of the optimum at 2.5% is at least
@@ -186,11 +187,20 @@ func BenchmarkLocalReplay(b *testing.B) {
 		{genetic.Settings{Local: -1}, 0}, {genetic.Settings{Local: 10, LocalBest: 2}, 0}, {genetic.Settings{Local: 15, LocalBest: 2}, 0},
 		{genetic.Settings{Local: 10, LocalBest: 3}, 0}, {genetic.Settings{Local: 15, LocalBest: 3}, 0}, {genetic.Settings{Local: 10, LocalBest: 4}, 0},
 		{genetic.Settings{Local: -1}, 30}, {genetic.Settings{Local: 10, LocalBest: 2}, 30}, {genetic.Settings{Local: 10, LocalBest: 3}, 30},
+		// The first generation's make-up, with the default local points:
+		// smaller populations, more or fewer neighbours, one or three
+		// islands.
+		{genetic.Settings{Population: 10}, 0}, {genetic.Settings{Population: 12}, 0}, {genetic.Settings{Population: 16}, 0},
+		{genetic.Settings{Neighbours: 6}, 0}, {genetic.Settings{Neighbours: 14}, 0},
+		{genetic.Settings{Islands: 1}, 0}, {genetic.Settings{Islands: 3}, 0},
 	} {
 		set := c.set
 		name := fmt.Sprintf("local=%d/best=%d", set.Local, set.LocalBest)
 		if set.Local < 0 {
 			name = "local=none"
+		}
+		if set.Local == 0 {
+			name = fmt.Sprintf("population=%d/neighbours=%d/islands=%d", set.Population, set.Neighbours, set.Islands)
 		}
 		name += fmt.Sprintf("/lookahead=%d", c.lookahead)
 		b.Run(name, func(b *testing.B) {
