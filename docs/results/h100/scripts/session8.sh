@@ -14,6 +14,8 @@
 #     cuBLAS after. PART=sm: the same at S and M, 8 and 10 s a kernel.
 #   PART=t: SYRK and SYR2K L tuned for 100 s each.
 #   PART=x: MATMUL L and mxmt.cl (b read along rows) tuned for 45 s each.
+#   PART=r: registers and spills (ptxas -v) of the best MATMUL, SYRK and
+#     SYR2K L variants, and two SYR2K neighbours.
 # Run from the repository root:  OUT=/some/dir PART=c bash docs/results/h100/scripts/session8.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -164,5 +166,26 @@ if has x; then
   # arrays), 45 s of genetic search each.
   (cd "$OUT/r" && $H tune matmul --size L -d GPU -s genetic -t 45 --no-db > tune45-matmul.txt 2>&1)
   $H tune docs/results/h100/scripts/mxmt.cl --global 4096,4096 --arg n=4096 -d GPU -s genetic -t 45 --no-db > "$OUT/r/tune45-mxmt.txt" 2>&1
+fi
+if has r; then
+  # Registers and spills of the L bench's best MATMUL, SYRK and SYR2K
+  # variants: the scratch build of PART=n writes each program's PTX under
+  # HPLOPT_DUMP; ptxas -v compiles it for sm_90 (the binary's trailing NUL
+  # removed).
+  [ -x $B/hplopt-native ] || { xz -dc .gpu/hplopt-native.xz > $B/hplopt-native; chmod +x $B/hplopt-native; }
+  M='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=0,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=128,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=0'
+  S1='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=2'
+  S2='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=4,vec=1,vw=4,warp=2'
+  for kp in "matmul:$M" "syrk:$S1" "syr2k:$S2" "syr2k:${S2/lszx=32,lszy=16/lszx=16,lszy=16}" "syr2k:${S2/prefetch=1/prefetch=0}"; do
+    k=${kp%%:*}; p=${kp#*:}
+    d="$OUT/r/regs-$k-$(echo "$p" | md5sum | cut -c1-6)"; mkdir -p "$d"
+    HPLOPT_DUMP="$d" $B/hplopt-native run $k --size L -d GPU --reps 10 --params "$p" >> "$OUT/r/regs-run.txt" 2>&1
+    for f in "$d"/*.ptx; do
+      tr -d '\000' < "$f" > "$f.clean"
+      echo "== $k $p $(basename $f)" >> "$OUT/r/regs.txt"
+      /usr/local/cuda/bin/ptxas -arch=sm_90 -v "$f.clean" -o /dev/null >> "$OUT/r/regs.txt" 2>&1
+      rm -f "$f" "$f.clean"
+    done
+  done
 fi
 tar czf "$OUT/r-${PART//,/-}.tgz" -C "$OUT" r
