@@ -14,6 +14,7 @@
 #     cuBLAS after. PART=sm: the same at S and M, 8 and 10 s a kernel.
 #   PART=t: SYRK and SYR2K L tuned for 100 s each.
 #   PART=x: MATMUL L and mxmt.cl (b read along rows) tuned for 45 s each.
+#   PART=v: 1DCONV, NBODY and DCS3D L with the search's seed 2.
 #   PART=r: registers and spills (ptxas -v) of the best MATMUL, SYRK and
 #     SYR2K L variants, and two SYR2K neighbours.
 # Run from the repository root:  OUT=/some/dir PART=c bash docs/results/h100/scripts/session8.sh
@@ -187,5 +188,10 @@ if has r; then
       rm -f "$f" "$f.clean"
     done
   done
+fi
+if has v; then
+  # The variation of a 45 s search: 1DCONV, NBODY and DCS3D L again with
+  # the search's seed 2 (the bench's default is 1).
+  (cd "$OUT/r" && $H bench -d GPU --sizes L -s genetic -t L=45 --seed 2 --kernels conv1d,nbody,dcs3d --no-db --out suite-seed2 > bench-seed2.log 2>&1)
 fi
 tar czf "$OUT/r-${PART//,/-}.tgz" -C "$OUT" r
