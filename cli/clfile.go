@@ -378,7 +378,7 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(fmt.Errorf("the kernel as written: %v", err))
 	}
-	res := m.Measure(context.Background(), runner.Variant{Source: src, KernelName: k.Name, Global: global, Local: local})
+	res := m.Measure(context.Background(), runner.Variant{Source: src, KernelName: k.Name, Global: global, Local: local, Options: k.Options})
 	what := "single-point kernel (delinearized)"
 	if cfg.Variant != nil {
 		what = fmt.Sprintf("variant %s (global %v, local %v)", cfg.Params, global, local)
