@@ -262,7 +262,7 @@ func (s *state) runAt(have map[int64]*ast.Index, c int64, w int, d *ast.Decl, kn
 
 // counterAlignments returns the alignment (the largest power of two up to
 // 64 that divides every value) of the counters of the loops in b that no
-// statement assigns otherwise: that of the loop's start, given the
+// statement assigns or declares with a value otherwise: that of the loop's start, given the
 // counters of the loops around it, and of its step. A loop over a tile of
 // 16 iterations unrolled by 8 (for (j = j_t; j < j_t + 16; j += 8), j_t a
 // multiple of 16) has j a multiple of 8, so that j - j_t + 4 starts an
@@ -271,9 +271,14 @@ func (s *state) runAt(have map[int64]*ast.Index, c int64, w int, d *ast.Decl, kn
 func counterAlignments(b *ast.Block) map[string]int64 {
 	assigned := map[string]bool{}
 	ast.Inspect(b, func(n ast.Node) bool {
-		if a, ok := n.(*ast.Assign); ok {
-			if id, ok := a.LHS.(*ast.Ident); ok {
+		switch n := n.(type) {
+		case *ast.Assign:
+			if id, ok := n.LHS.(*ast.Ident); ok {
 				assigned[id.Name] = true
+			}
+		case *ast.Decl:
+			if n.Init != nil {
+				assigned[n.Name] = true // a variable of that name set otherwise
 			}
 		}
 		return true

@@ -8,8 +8,8 @@ import (
 
 // TestCounterAlignments checks the alignment that packing assumes of loop
 // counters: a counter is aligned as its start and step allow, given the
-// loops around it, and a counter that a statement assigns, or a loop of a
-// variable step, is aligned to nothing.
+// loops around it; a counter that a statement assigns or declares with a
+// value is not aligned, nor is one of a loop of a variable step.
 func TestCounterAlignments(t *testing.T) {
 	loop := func(v string, lo, step ast.Expr, body ...ast.Stmt) *ast.For {
 		return &ast.For{Var: v, Lo: lo, Hi: ast.IntConst(1024), Step: step, Body: ast.NewBlock(body...)}
@@ -23,6 +23,8 @@ func TestCounterAlignments(t *testing.T) {
 		),
 		loop("j", ast.IntConst(0), ast.IntConst(2)),
 		&ast.Assign{LHS: ast.Id("w"), Op: ast.Set, RHS: ast.IntConst(3)},
+		loop("d", ast.IntConst(0), ast.IntConst(16)),
+		&ast.Decl{Name: "d", Type: ast.Int, Init: ast.IntConst(1)},
 	)
 	got := counterAlignments(b)
 	want := map[string]int64{"jt": 64, "j": 2, "i": 2, "v": 1}
@@ -31,7 +33,9 @@ func TestCounterAlignments(t *testing.T) {
 			t.Errorf("alignment of %s = %d, want %d", v, got[v], a)
 		}
 	}
-	if a, ok := got["w"]; ok {
-		t.Errorf("w is assigned in the block, yet has alignment %d", a)
+	for _, v := range []string{"w", "d"} {
+		if a, ok := got[v]; ok {
+			t.Errorf("%s is set in the block other than by its loop, yet has alignment %d", v, a)
+		}
 	}
 }
