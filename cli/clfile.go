@@ -365,6 +365,10 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 	if cfg.Variant != nil {
 		k, global, local = cfg.Variant, cfg.Global, cfg.Local
 	}
+	if cfg.BuildOptions != "" {
+		k = ast.Clone(k)
+		k.Options = strings.TrimSpace(k.Options + " " + cfg.BuildOptions)
+	}
 	src, err := codegen.Source(k)
 	if err != nil {
 		return fail(err)
@@ -389,5 +393,17 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("%s: %v", res.Outcome, res.Err))
 	}
 	fmt.Fprintf(stdout, "%.3f ms, the kernel as written %.3f ms (medians of %d), check ok: the outputs of the kernel as written\n", res.Ms, base, max(1, cfg.Reps))
+	if cfg.BuildLog {
+		s, err := runner.Open(prob.Device.Spec())
+		if err != nil {
+			return fail(err)
+		}
+		p, err := s.Build(src, k.Options)
+		if err != nil {
+			return fail(err)
+		}
+		printBuildLog(stdout, p.Log())
+		p.Release()
+	}
 	return 0
 }

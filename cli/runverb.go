@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/hplopt/hplopt/ast"
@@ -37,6 +38,12 @@ type runConfig struct {
 	Variant       *ast.Kernel
 	Global, Local []int
 
+	// BuildOptions are OpenCL build options added to the kernel's own
+	// (-cl-nv-verbose: NVIDIA's compiler logs registers and spills), and
+	// BuildLog prints the compiler's log of the kernel's build.
+	BuildOptions string
+	BuildLog     bool
+
 	size sizeFlags
 }
 
@@ -49,8 +56,9 @@ type runResult struct {
 	Global, Local []int         // the launch (Local nil: the implementation's choice)
 	Elapsed       time.Duration // the best kernel time
 	GFLOPS        float64
-	Checked       int   // points compared with the reference (0: none, the kernel has no reference)
-	Check         error // a *kernels.CheckError when the results are wrong
+	Checked       int    // points compared with the reference (0: none, the kernel has no reference)
+	Check         error  // a *kernels.CheckError when the results are wrong
+	Log           string // the compiler's log of the kernel's build, with BuildLog
 }
 
 // runBenchmark makes the instance, runs the kernel cfg.Reps times and checks
@@ -62,8 +70,8 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 		return nil, err
 	}
 	ev := hpl.Eval(cfg.Bench.Kernel).Device(cfg.Device).Global(inst.Global...)
-	if cfg.Variant != nil {
-		ev.Variant(cfg.Variant)
+	if v := withOptions(cfg.Bench.Kernel, cfg.Variant, cfg.BuildOptions); v != nil {
+		ev.Variant(v)
 	}
 	if cfg.Global != nil {
 		ev.Global(cfg.Global...)
@@ -111,7 +119,39 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 	if errors.Is(res.Check, kernels.ErrNoReference) {
 		res.Check, res.Checked = nil, 0
 	}
+	if cfg.BuildLog {
+		if res.Log, err = ev.BuildLog(inst.Args...); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// withOptions returns the kernel to run, variant or, when nil, kernel's
+// own AST, with extra build options added to its own; variant itself when
+// extra is "".
+func withOptions(kernel *hpl.Kernel, variant *ast.Kernel, extra string) *ast.Kernel {
+	if extra == "" {
+		return variant
+	}
+	k := variant
+	if k == nil {
+		k = kernel.AST()
+	} else {
+		k = ast.Clone(k)
+	}
+	k.Options = strings.TrimSpace(k.Options + " " + extra)
+	return k
+}
+
+// printBuildLog prints the compiler's log after run's result line.
+func printBuildLog(w io.Writer, log string) {
+	log = strings.TrimRight(log, "\n")
+	if strings.TrimSpace(log) == "" {
+		fmt.Fprintln(w, "build log: empty")
+		return
+	}
+	fmt.Fprintf(w, "build log:\n%s\n", log)
 }
 
 const runAbout = `Runs a kernel's single-point kernel (or with --params a variant of it),
@@ -126,6 +166,8 @@ func (c *runConfig) flags() *flagSet {
 	intVar(fs, &c.Reps, "reps", 1, 1, 1000000, "kernel runs; the best time is reported")
 	intVar(fs, &c.Sample, "sample", 0, -1, math.MaxInt32, "points checked against the CPU reference (0: automatic, -1: all)")
 	pinsVar(fs, &c.Pins, &c.Params, "transform parameters of a variant to run instead of the single-point kernel (the others: their defaults)")
+	fs.StringVar(&c.BuildOptions, "build-options", "", "OpenCL build `OPTIONS` added to the kernel's own (-cl-nv-verbose: NVIDIA's compiler logs each kernel's registers and spills)")
+	fs.BoolVar(&c.BuildLog, "build-log", false, "print the compiler's log of the kernel's build after the result")
 	return fs
 }
 
@@ -194,6 +236,9 @@ func runAndReport(cfg *runConfig, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s %s seed %d%s on %s: %.3f ms, %.2f GFLOP/s, check %s\n",
 		title(cfg.Bench), cfg.Size, cfg.Seed, what, res.Device,
 		float64(res.Elapsed.Nanoseconds())/1e6, res.GFLOPS, check)
+	if cfg.BuildLog {
+		printBuildLog(stdout, res.Log)
+	}
 	if res.Check != nil {
 		fmt.Fprintf(stderr, "hplopt run: %v\n", res.Check)
 		return 1

@@ -112,3 +112,27 @@ func TestRunFailures(t *testing.T) {
 		t.Errorf("the result line does not describe the variant: %s", out.String())
 	}
 }
+
+// TestRunBuildOptions: --build-options reach the compiler when run builds
+// a benchmark's single-point kernel, a variant of it and a variant of an
+// OpenCL C file (an option the compiler does not know fails the build,
+// and the error says so), and --build-log prints the build's log after the
+// result line.
+func TestRunBuildOptions(t *testing.T) {
+	needDevice(t)
+	file, flags := clKernel(t, "nbody")
+	for _, args := range [][]string{
+		{"run", "matmul", "--size", "tiny"},
+		{"run", "matmul", "--size", "tiny", "--params", "lszx=4,lszy=4"},
+		append([]string{"run", file, "--params", "lszx=8"}, flags...),
+	} {
+		status, out, errOut := hplopt(append(args, "--build-log")...)
+		if status != 0 || !strings.Contains(out, "check ok") || !strings.Contains(out, "\nbuild log") {
+			t.Errorf("hplopt %s --build-log: status %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), status, out, errOut)
+		}
+		status, out, errOut = hplopt(append(args, "--build-options", "-cl-hplopt-no-such-option")...)
+		if status != 1 || !strings.Contains(errOut+out, "-cl-hplopt-no-such-option") && !strings.Contains(errOut+out, "CL_INVALID_BUILD_OPTIONS") {
+			t.Errorf("hplopt %s with an unknown build option: status %d, want 1 and the compiler's refusal\nstdout: %s\nstderr: %s", strings.Join(args, " "), status, out, errOut)
+		}
+	}
+}

@@ -52,6 +52,36 @@ func (e *Evaluation) Build(args ...any) (err error) {
 	return nil
 }
 
+// BuildLog builds the kernel for args as Build does (Run's program, from
+// the device's cache when it ran) and returns the compiler's log of the
+// build: warnings, and with NVIDIA's -cl-nv-verbose among the kernel's
+// build options (ast.Kernel.Options of a variant) the registers and spills
+// of the kernel.
+func (e *Evaluation) BuildLog(args ...any) (log string, err error) {
+	defer e.guard(&err)
+	if e.err != nil {
+		return "", e.err
+	}
+	k, err := e.Specialize(args...)
+	if err != nil {
+		return "", err
+	}
+	src, err := codegen.Source(k)
+	if err != nil {
+		return "", err
+	}
+	t, err := e.target()
+	if err != nil {
+		return "", e.fail("%v", err)
+	}
+	p, err := t.s.Build(src, k.Options)
+	if err != nil {
+		return "", e.fail("%v", err)
+	}
+	defer p.Release()
+	return p.Log(), nil
+}
+
 // target returns the runner session of the evaluation's device, opened
 // once per process (runner.Open keeps the sessions).
 func (e *Evaluation) target() (session, error) {

@@ -368,6 +368,17 @@ func buildSource(ctx *opencl.Context, src, options string) (*opencl.Program, err
 	return prog, nil
 }
 
+// Log returns the compiler's log of the program's successful build (""
+// after a failed one, or for a program made from a binary the device kept
+// no log of): warnings, and with NVIDIA's -cl-nv-verbose the registers and
+// spills of each kernel.
+func (p *Program) Log() string {
+	if p.Wait() != nil || p.e.prog == nil {
+		return ""
+	}
+	return p.e.prog.Log()
+}
+
 // Wait waits for the program's build and returns its error.
 func (p *Program) Wait() error {
 	<-p.e.done
