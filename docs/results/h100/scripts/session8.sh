@@ -14,6 +14,8 @@
 #     cuBLAS after. PART=sm: the same at S and M, 8 and 10 s a kernel.
 #   PART=t: SYRK and SYR2K L tuned for 100 s each.
 #   PART=x: MATMUL L and mxmt.cl (b read along rows) tuned for 45 s each.
+#   PART=b: hplopt run --build-options -cl-nv-verbose --build-log on the
+#     MATMUL and SYR2K L bests.
 #   PART=v: 1DCONV, NBODY and DCS3D L with the search's seed 2.
 #   PART=r: registers and spills (ptxas -v) of the best MATMUL, SYRK and
 #     SYR2K L variants, and two SYR2K neighbours.
@@ -193,5 +195,13 @@ if has v; then
   # The variation of a 45 s search: 1DCONV, NBODY and DCS3D L again with
   # the search's seed 2 (the bench's default is 1).
   (cd "$OUT/r" && $H bench -d GPU --sizes L -s genetic -t L=45 --seed 2 --kernels conv1d,nbody,dcs3d --no-db --out suite-seed2 > bench-seed2.log 2>&1)
+fi
+if has b; then
+  # hplopt run --build-options -cl-nv-verbose --build-log on the L bests
+  # of MATMUL and SYR2K: registers and spills from the product itself.
+  M='bszx=8,bszy=8,ftz=0,fullunroll=1,gswz=1,interleave=1,lcopy=0,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=128,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=0'
+  S2='bszx=8,bszy=8,ftz=0,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=4,vec=1,vw=4,warp=2'
+  $H run matmul --size L -d GPU --reps 10 --params "$M" --build-options -cl-nv-verbose --build-log > "$OUT/r/buildlog.txt" 2>&1
+  $H run syr2k --size L -d GPU --reps 10 --params "$S2" --build-options -cl-nv-verbose --build-log >> "$OUT/r/buildlog.txt" 2>&1
 fi
 tar czf "$OUT/r-${PART//,/-}.tgz" -C "$OUT" r
