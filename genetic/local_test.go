@@ -193,6 +193,7 @@ func BenchmarkLocalReplay(b *testing.B) {
 		{genetic.Settings{Population: 10}, 0}, {genetic.Settings{Population: 12}, 0}, {genetic.Settings{Population: 16}, 0},
 		{genetic.Settings{Neighbours: 6}, 0}, {genetic.Settings{Neighbours: 14}, 0},
 		{genetic.Settings{Islands: 1}, 0}, {genetic.Settings{Islands: 3}, 0},
+		{genetic.Settings{Neighbours: -1}, 0}, {genetic.Settings{Neighbours: -1}, 30}, {genetic.Settings{Neighbours: 5}, 30},
 	} {
 		set := c.set
 		name := fmt.Sprintf("local=%d/best=%d", set.Local, set.LocalBest)
