@@ -365,10 +365,7 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 	if cfg.Variant != nil {
 		k, global, local = cfg.Variant, cfg.Global, cfg.Local
 	}
-	if cfg.BuildOptions != "" {
-		k = ast.Clone(k)
-		k.Options = strings.TrimSpace(k.Options + " " + cfg.BuildOptions)
-	}
+	k = withOptions(k, cfg.BuildOptions)
 	src, err := codegen.Source(k)
 	if err != nil {
 		return fail(err)

@@ -70,8 +70,12 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 		return nil, err
 	}
 	ev := hpl.Eval(cfg.Bench.Kernel).Device(cfg.Device).Global(inst.Global...)
-	if v := withOptions(cfg.Bench.Kernel, cfg.Variant, cfg.BuildOptions); v != nil {
-		ev.Variant(v)
+	v := cfg.Variant
+	if v == nil && cfg.BuildOptions != "" {
+		v = cfg.Bench.Kernel.AST() // the single-point kernel, with options
+	}
+	if v != nil {
+		ev.Variant(withOptions(v, cfg.BuildOptions))
 	}
 	if cfg.Global != nil {
 		ev.Global(cfg.Global...)
@@ -127,19 +131,13 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 	return res, nil
 }
 
-// withOptions returns the kernel to run, variant or, when nil, kernel's
-// own AST, with extra build options added to its own; variant itself when
-// extra is "".
-func withOptions(kernel *hpl.Kernel, variant *ast.Kernel, extra string) *ast.Kernel {
+// withOptions returns a copy of k with the build options extra after its
+// own (--build-options), or k itself when extra is "".
+func withOptions(k *ast.Kernel, extra string) *ast.Kernel {
 	if extra == "" {
-		return variant
+		return k
 	}
-	k := variant
-	if k == nil {
-		k = kernel.AST()
-	} else {
-		k = ast.Clone(k)
-	}
+	k = ast.Clone(k)
 	k.Options = strings.TrimSpace(k.Options + " " + extra)
 	return k
 }

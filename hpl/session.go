@@ -29,24 +29,9 @@ func (e *Evaluation) On(d *opencl.Device) *Evaluation {
 // with each other and with runs.
 func (e *Evaluation) Build(args ...any) (err error) {
 	defer e.guard(&err)
-	if e.err != nil {
-		return e.err
-	}
-	k, err := e.Specialize(args...)
+	p, err := e.program(args)
 	if err != nil {
 		return err
-	}
-	src, err := codegen.Source(k)
-	if err != nil {
-		return err
-	}
-	t, err := e.target()
-	if err != nil {
-		return e.fail("%v", err)
-	}
-	p, err := t.s.Build(src, k.Options)
-	if err != nil {
-		return e.fail("%v", err)
 	}
 	p.Release()
 	return nil
@@ -59,27 +44,38 @@ func (e *Evaluation) Build(args ...any) (err error) {
 // of the kernel.
 func (e *Evaluation) BuildLog(args ...any) (log string, err error) {
 	defer e.guard(&err)
-	if e.err != nil {
-		return "", e.err
-	}
-	k, err := e.Specialize(args...)
+	p, err := e.program(args)
 	if err != nil {
 		return "", err
-	}
-	src, err := codegen.Source(k)
-	if err != nil {
-		return "", err
-	}
-	t, err := e.target()
-	if err != nil {
-		return "", e.fail("%v", err)
-	}
-	p, err := t.s.Build(src, k.Options)
-	if err != nil {
-		return "", e.fail("%v", err)
 	}
 	defer p.Release()
 	return p.Log(), nil
+}
+
+// program specializes the kernel for args, generates its OpenCL and
+// returns its program built with the kernel's options, from the device's
+// cache when built before. The caller releases it.
+func (e *Evaluation) program(args []any) (*runner.Program, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
+	k, err := e.Specialize(args...)
+	if err != nil {
+		return nil, err
+	}
+	src, err := codegen.Source(k)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.target()
+	if err != nil {
+		return nil, e.fail("%v", err)
+	}
+	p, err := t.s.Build(src, k.Options)
+	if err != nil {
+		return nil, e.fail("%v", err)
+	}
+	return p, nil
 }
 
 // target returns the runner session of the evaluation's device, opened

@@ -28,6 +28,14 @@ mkdir -p "$B" "$OUT/r"
 [ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
 H=$B/hplopt
 has() { [[ ",$PART," == *",$1,"* ]]; }
+# The settings measured by several parts: NBODY's best L setting of the
+# 858c099 bench, DCS3D's D2 (the cf9e9d7 search's best), and the L bests of
+# MATMUL, SYRK and SYR2K of PART=l1.
+NB='bszx=2,fullunroll=1,interleave=1,lcopy=0,lmem=1,lszx=256,ltrans=0,pack=1,prefetch=1,split=4,szx=32768,tw0=256,uf=16,vec=1,vw=1'
+D2='bszx=8,bszy=2,bszz=4,fullunroll=0,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=16,lszy=16,lszz=1,ltrans=0,pack=0,prefetch=0,szx=16,szy=64,szz=32,tw0=16,uf=16,vec=1,vw=1'
+M='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=0,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=128,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=0'
+S1='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=2'
+S2='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=4,vec=1,vw=4,warp=2'
 { $H version; nvidia-smi -L; } > "$OUT/r/version-${PART//,/-}.txt" 2>&1
 if has c; then
   S='interleave=0,fullunroll=1,lmem=1,lcopy=1,pack=1'
@@ -78,9 +86,7 @@ if has n; then
   # best NBODY and DCS3D settings of earlier L benches, with and without,
   # twice, interleaved, each checked against the host's reference.
   [ -x $B/hplopt-native ] || { xz -dc .gpu/hplopt-native.xz > $B/hplopt-native; chmod +x $B/hplopt-native; }
-  NB='bszx=2,fullunroll=1,interleave=1,lcopy=0,lmem=1,lszx=256,ltrans=0,pack=1,prefetch=1,split=4,szx=32768,tw0=256,uf=16,vec=1,vw=1'
   D1='bszx=2,bszy=4,bszz=2,fullunroll=1,gswz=2,interleave=1,lcopy=0,lmem=1,lszx=1,lszy=4,lszz=16,ltrans=0,pack=1,prefetch=0,split=1,szx=32,szy=32,szz=64,tw0=32,uf=16,vec=1,vw=2,warp=0'
-  D2='bszx=8,bszy=2,bszz=4,fullunroll=0,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=16,lszy=16,lszz=1,ltrans=0,pack=0,prefetch=0,szx=16,szy=64,szz=32,tw0=16,uf=16,vec=1,vw=1'
   for round in 1 2; do
     for nat in 0 1; do
       HPLOPT_NATIVE=$nat $B/hplopt-native run nbody --size L -d GPU --reps 20 --params "$NB" >> "$OUT/r/native-nbody.txt" 2>&1
@@ -96,7 +102,6 @@ if has o; then
   # -cl-fast-relaxed-math, -cl-denorms-are-zero and neither; the PTX of
   # each and the SASS ptxas makes of it.
   [ -x $B/hplopt-native ] || { xz -dc .gpu/hplopt-native.xz > $B/hplopt-native; chmod +x $B/hplopt-native; }
-  D2='bszx=8,bszy=2,bszz=4,fullunroll=0,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=16,lszy=16,lszz=1,ltrans=0,pack=0,prefetch=0,szx=16,szy=64,szz=32,tw0=16,uf=16,vec=1,vw=1'
   for o in "" -cl-fast-relaxed-math -cl-denorms-are-zero "-cl-denorms-are-zero -cl-unsafe-math-optimizations"; do
     d="$OUT/r/ptx-${o// /_}"; mkdir -p "$d"
     HPLOPT_CLOPTS="$o" HPLOPT_DUMP="$d" $B/hplopt-native run dcs3d --size L -d GPU --reps 20 --params "$D2" >> "$OUT/r/opts-dcs3d.txt" 2>&1
@@ -129,8 +134,6 @@ if has f; then
   # ftz through hplopt run, now that it passes a variant's build options:
   # DCS3D's D2 and NBODY's best L settings with ftz=0 and ftz=1, twice,
   # interleaved.
-  NB='bszx=2,fullunroll=1,interleave=1,lcopy=0,lmem=1,lszx=256,ltrans=0,pack=1,prefetch=1,split=4,szx=32768,tw0=256,uf=16,vec=1,vw=1'
-  D2='bszx=8,bszy=2,bszz=4,fullunroll=0,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=16,lszy=16,lszz=1,ltrans=0,pack=0,prefetch=0,szx=16,szy=64,szz=32,tw0=16,uf=16,vec=1,vw=1'
   for round in 1 2; do
     for f in 0 1; do
       $H run nbody --size L -d GPU --reps 20 --params "$NB,ftz=$f" >> "$OUT/r/ftz-nbody.txt" 2>&1
@@ -176,9 +179,6 @@ if has r; then
   # HPLOPT_DUMP; ptxas -v compiles it for sm_90 (the binary's trailing NUL
   # removed).
   [ -x $B/hplopt-native ] || { xz -dc .gpu/hplopt-native.xz > $B/hplopt-native; chmod +x $B/hplopt-native; }
-  M='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=0,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=128,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=0'
-  S1='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=2'
-  S2='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=4,vec=1,vw=4,warp=2'
   for kp in "matmul:$M" "syrk:$S1" "syr2k:$S2" "syr2k:${S2/lszx=32,lszy=16/lszx=16,lszy=16}" "syr2k:${S2/prefetch=1/prefetch=0}"; do
     k=${kp%%:*}; p=${kp#*:}
     d="$OUT/r/regs-$k-$(echo "$p" | md5sum | cut -c1-6)"; mkdir -p "$d"
@@ -199,9 +199,7 @@ fi
 if has b; then
   # hplopt run --build-options -cl-nv-verbose --build-log on the L bests
   # of MATMUL and SYR2K: registers and spills from the product itself.
-  M='bszx=8,bszy=8,ftz=0,fullunroll=1,gswz=1,interleave=1,lcopy=0,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=128,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=0'
-  S2='bszx=8,bszy=8,ftz=0,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=4,vec=1,vw=4,warp=2'
-  $H run matmul --size L -d GPU --reps 10 --params "$M" --build-options -cl-nv-verbose --build-log > "$OUT/r/buildlog.txt" 2>&1
-  $H run syr2k --size L -d GPU --reps 10 --params "$S2" --build-options -cl-nv-verbose --build-log >> "$OUT/r/buildlog.txt" 2>&1
+  $H run matmul --size L -d GPU --reps 10 --params "$M,ftz=0" --build-options -cl-nv-verbose --build-log > "$OUT/r/buildlog.txt" 2>&1
+  $H run syr2k --size L -d GPU --reps 10 --params "$S2,ftz=0" --build-options -cl-nv-verbose --build-log >> "$OUT/r/buildlog.txt" 2>&1
 fi
 tar czf "$OUT/r-${PART//,/-}.tgz" -C "$OUT" r
