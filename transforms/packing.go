@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hplopt/hplopt/ast"
-	"github.com/hplopt/hplopt/codegen"
 )
 
 var packing = &Pass{
@@ -149,13 +148,12 @@ func (s *state) pack(body *ast.Block, local map[string]*ast.Decl, types map[stri
 				continue
 			}
 			for _, w := range []int{4, 2} {
-				if !s.runAt(have, c, w, d, known) {
+				if !s.runAt(have, c, w, known) {
 					continue
 				}
 				name := s.fresh(fmt.Sprintf("v_%s", d.Name))
 				load := &ast.Load{Width: w, Ref: ast.CloneExpr(have[c]).(*ast.Index), Aligned: true}
 				loads = append(loads, &ast.Decl{Name: name, Type: types[d.Name], Mem: ast.Private, Width: w, Init: load})
-				d.Align = 16
 				for l := 0; l < w; l++ {
 					taken[c+int64(l)] = true
 					for _, r := range reads {
@@ -244,20 +242,17 @@ func usesAny(e ast.Expr, vars map[string]bool) bool {
 }
 
 // runAt reports whether the w elements from the read have[c] are all read
-// and start at an aligned offset of local array d (whose rows are w-aligned
-// when the staging pass padded them for pack), given the known alignment of
-// loop counters.
-func (s *state) runAt(have map[int64]*ast.Index, c int64, w int, d *ast.Decl, known map[string]int64) bool {
+// and start at an aligned offset of their local array (whose rows are
+// w-aligned when the staging pass padded them for pack), given the known
+// alignment of loop counters (alignedRun, which declares the array
+// aligned).
+func (s *state) runAt(have map[int64]*ast.Index, c int64, w int, known map[string]int64) bool {
 	for l := 0; l < w; l++ {
 		if have[c+int64(l)] == nil {
 			return false
 		}
 	}
-	if d.Type.Size()*w > 16 {
-		return false
-	}
-	flat := affineOf(codegen.Linear(have[c].Indices, d.Extents))
-	return flat.alignment(known)%int64(w) == 0
+	return alignedRun(s, have[c], w, known)
 }
 
 // counterAlignments returns the alignment (the largest power of two up to
