@@ -11,6 +11,7 @@ import (
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/hpl"
 	"github.com/hplopt/hplopt/kernels"
+	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -138,7 +139,7 @@ func withOptions(k *ast.Kernel, extra string) *ast.Kernel {
 		return k
 	}
 	k = ast.Clone(k)
-	k.Options = strings.TrimSpace(k.Options + " " + extra)
+	k.Options = runner.JoinOptions(k.Options, extra)
 	return k
 }
 

@@ -179,7 +179,7 @@ func (e *evaluator) variant(m *made) {
 		m.err = err
 		return
 	}
-	m.v = runner.Variant{Source: src, KernelName: v.Kernel.Name, Global: v.Global, Local: v.Local, Options: v.Options}
+	m.v = runner.Variant{Source: src, KernelName: v.Kernel.Name, Global: v.Global, Local: v.Local, Options: v.Kernel.Options}
 }
 
 func (e *evaluator) forget(k string) {

@@ -361,7 +361,7 @@ func (m *Measurer) prepare(v Variant, bin []byte) {
 	if m.onBuilt != nil {
 		built = func() { m.onBuilt(v.Source) }
 	}
-	m.prepared[v.Source] = m.sess.prepare(v.Source, bin, joinOptions(m.set.Options, v.Options), built)
+	m.prepared[v.Source] = m.sess.prepare(v.Source, bin, JoinOptions(m.set.Options, v.Options), built)
 	m.order = append(m.order, v.Source)
 }
 
@@ -370,7 +370,7 @@ func (m *Measurer) prepare(v Variant, bin []byte) {
 func (m *Measurer) program(v Variant, bin []byte) *Program {
 	p := m.take(v)
 	if p == nil {
-		p = m.sess.prepare(v.Source, bin, joinOptions(m.set.Options, v.Options), nil)
+		p = m.sess.prepare(v.Source, bin, JoinOptions(m.set.Options, v.Options), nil)
 	}
 	return p
 }
@@ -741,7 +741,8 @@ func (m *Measurer) Close() error {
 	return nil
 }
 
-// joinOptions joins the measurement's build options and a variant's.
-func joinOptions(set, variant string) string {
+// JoinOptions joins two lists of OpenCL build options: the measurement's
+// and a variant's, or a kernel's and those a user adds.
+func JoinOptions(set, variant string) string {
 	return strings.TrimSpace(set + " " + variant)
 }

@@ -159,7 +159,7 @@ func (p *pool) keyLocked(v Variant) string {
 	if j := p.keys[v.Source]; j != nil && slices.Equal(j.local, local) {
 		return j.key
 	}
-	return cacheKey(p.devKey, joinOptions(p.setup.Measure.Options, v.Options), v.Source, local)
+	return cacheKey(p.devKey, JoinOptions(p.setup.Measure.Options, v.Options), v.Source, local)
 }
 
 // submit returns v's job, queuing it (or taking it from the cache) unless

@@ -250,7 +250,7 @@ func serveBuilder(dec *gob.Decoder, enc *gob.Encoder, s *wireSetup) int {
 		}
 		v := r.Variant
 		inject(s.Faults, atBuild, v.Source)
-		p := sess.Prepare(v.Source, joinOptions(s.Measure.Options, v.Options), nil)
+		p := sess.Prepare(v.Source, JoinOptions(s.Measure.Options, v.Options), nil)
 		if err := p.Wait(); err != nil {
 			p.Close()
 			if enc.Encode(wireResponse{Op: opCompiled, Msg: err.Error()}) != nil {

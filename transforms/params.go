@@ -90,8 +90,8 @@ type Params struct {
 	// off. An extension of Table 2.
 	Split int
 	// FTZ (ftz) builds the variant with the OpenCL option
-	// -cl-denorms-are-zero (Variant.Options): single-precision denormals
-	// may be flushed to zero, so that a GPU's special-function
+	// -cl-denorms-are-zero (the variant's Kernel.Options): single-precision
+	// denormals may be flushed to zero, so that a GPU's special-function
 	// instructions (rsqrt, sqrt, division) run without the fix-up that
 	// scales a denormal argument first (on the H100 three more
 	// instructions beside each rsqrt). Results on denormal values differ

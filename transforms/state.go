@@ -230,7 +230,6 @@ func (s *state) variant() *Variant {
 	if s.p.FTZ {
 		s.k.Options = DenormsAreZero
 	}
-	v.Options = s.k.Options
 	sort.Strings(v.Staged)
 	sort.Strings(v.Promoted)
 	return v

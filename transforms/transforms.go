@@ -87,9 +87,6 @@ type Variant struct {
 	// Staged lists the arrays (and reference shapes) held in local memory,
 	// Promoted the arrays whose elements are held in private memory.
 	Staged, Promoted []string
-	// Options are the OpenCL build options the variant needs ("" or
-	// DenormsAreZero, with ftz): Kernel.Options.
-	Options string
 }
 
 // ErrIllegal is wrapped by every reason a setting is rejected.
