@@ -366,9 +366,11 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 		k, global, local = cfg.Variant, cfg.Global, cfg.Local
 	}
 	k = withOptions(k, cfg.BuildOptions)
-	src, err := codegen.Source(k)
-	if err != nil {
-		return fail(err)
+	src := cfg.Code
+	if src == "" {
+		if src, err = codegen.Source(k); err != nil {
+			return fail(err)
+		}
 	}
 	m, err := runner.NewMeasurer(prob.Device.Spec(), prob.Data, runner.MeasureSettings{Runs: cfg.Reps})
 	if err != nil {
@@ -383,6 +385,9 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 	what := "single-point kernel (delinearized)"
 	if cfg.Variant != nil {
 		what = fmt.Sprintf("variant %s (global %v, local %v)", cfg.Params, global, local)
+	}
+	if cfg.Source != "" {
+		what += ", code " + cfg.Source
 	}
 	fmt.Fprintf(stdout, "%s %s, seed %d, %s on %s: ", f.path, f.sizes, cfg.Seed, what, m.Device())
 	if res.Outcome != autotune.OK {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -45,6 +46,12 @@ type runConfig struct {
 	BuildOptions string
 	BuildLog     bool
 
+	// Source is the --source flag, a file of OpenCL C run in place of the
+	// generated code (of Variant, or of the single-point kernel), and Code
+	// its contents.
+	Source string
+	Code   string
+
 	size sizeFlags
 }
 
@@ -78,6 +85,7 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 	if v != nil {
 		ev.Variant(withOptions(v, cfg.BuildOptions))
 	}
+	ev.Code(cfg.Code)
 	if cfg.Global != nil {
 		ev.Global(cfg.Global...)
 	}
@@ -167,6 +175,7 @@ func (c *runConfig) flags() *flagSet {
 	pinsVar(fs, &c.Pins, &c.Params, "transform parameters of a variant to run instead of the single-point kernel (the others: their defaults)")
 	fs.StringVar(&c.BuildOptions, "build-options", "", "OpenCL build `OPTIONS` added to the kernel's own (-cl-nv-verbose: NVIDIA's compiler logs each kernel's registers and spills)")
 	fs.BoolVar(&c.BuildLog, "build-log", false, "print the compiler's log of the kernel's build after the result")
+	fs.StringVar(&c.Source, "source", "", "run the OpenCL C in `FILE` (hplopt gen's output, edited) in place of the generated code, with the same kernel name, arguments, launch and check")
 	return fs
 }
 
@@ -183,6 +192,16 @@ func parseRun(c *command, args []string) (*runConfig, *flagSet, error) {
 	}
 	if err := checkFits(cfg.Bench, cfg.Size, cfg.Device, runCopies); err != nil {
 		return cfg, fs, &fitError{err}
+	}
+	if cfg.Source != "" {
+		b, err := os.ReadFile(cfg.Source)
+		if err != nil {
+			return nil, fs, fmt.Errorf("--source: %v", err)
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return nil, fs, fmt.Errorf("--source: %s holds no OpenCL C", cfg.Source)
+		}
+		cfg.Code = string(b)
 	}
 	if cfg.Params != "" {
 		_, v, _, err := pinnedVariant(cfg.Bench, cfg.Size, cfg.Seed, cfg.Device, cfg.Pins)
@@ -231,6 +250,9 @@ func runAndReport(cfg *runConfig, stdout, stderr io.Writer) int {
 	what := ""
 	if cfg.Variant != nil {
 		what = fmt.Sprintf(" variant %s (global %v, local %v)", cfg.Params, res.Global, res.Local)
+	}
+	if cfg.Source != "" {
+		what += " code " + cfg.Source
 	}
 	fmt.Fprintf(stdout, "%s %s seed %d%s on %s: %.3f ms, %.2f GFLOP/s, check %s\n",
 		title(cfg.Bench), cfg.Size, cfg.Seed, what, res.Device,

@@ -2,6 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -133,6 +136,68 @@ func TestRunBuildOptions(t *testing.T) {
 		status, out, errOut = hplopt(append(args, "--build-options", "-cl-hplopt-no-such-option")...)
 		if status != 1 || !strings.Contains(errOut+out, "-cl-hplopt-no-such-option") && !strings.Contains(errOut+out, "CL_INVALID_BUILD_OPTIONS") {
 			t.Errorf("hplopt %s with an unknown build option: status %d, want 1 and the compiler's refusal\nstdout: %s\nstderr: %s", strings.Join(args, " "), status, out, errOut)
+		}
+	}
+}
+
+// TestRunSource: --source runs a file of OpenCL C in place of the
+// generated code, with the variant's launch and the same check. gen's own
+// output passes for a benchmark's variant and an OpenCL C file's; an edit
+// that changes the results fails the check, one that renames the kernel
+// fails with the compiler's or OpenCL's error, and a missing or empty file
+// is a usage error.
+func TestRunSource(t *testing.T) {
+	needDevice(t)
+	file, flags := clKernel(t, "nbody")
+	dir := t.TempDir()
+	for i, args := range [][]string{
+		{"matmul", "--size", "tiny", "--params", "lszx=4,lszy=4,bszx=2"},
+		append([]string{file, "--params", "lszx=8"}, flags...),
+	} {
+		status, src, errOut := hplopt(append([]string{"gen"}, args...)...)
+		if status != 0 {
+			t.Fatalf("hplopt gen %s: status %d: %s", strings.Join(args, " "), status, errOut)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("v%d.cl", i))
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run := append(append([]string{"run"}, args...), "--source", path)
+		status, out, errOut := hplopt(run...)
+		if status != 0 || !strings.Contains(out, "check ok") || !strings.Contains(out, "code "+path) {
+			t.Errorf("hplopt %s: status %d\nstdout: %s\nstderr: %s", strings.Join(run, " "), status, out, errOut)
+		}
+		if i == 0 { // results changed: the check must catch them
+			wrong := strings.Replace(src, "p_c[p_x] += ", "p_c[p_x] -= ", 1)
+			if wrong == src {
+				t.Fatalf("no accumulation p_c[p_x] to edit in\n%s", src)
+			}
+			if err := os.WriteFile(path, []byte(wrong), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			status, out, errOut = hplopt(run...)
+			if status != 1 || !strings.Contains(out, "WRONG") {
+				t.Errorf("edited to give wrong results: status %d\nstdout: %s\nstderr: %s", status, out, errOut)
+			}
+		}
+		renamed := strings.Replace(src, "void ", "void renamed_", 1)
+		if err := os.WriteFile(path, []byte(renamed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		status, out, errOut = hplopt(run...)
+		if status != 1 || strings.Contains(out, "check ok") {
+			t.Errorf("kernel renamed: status %d, want 1\nstdout: %s\nstderr: %s", status, out, errOut)
+		}
+	}
+	for _, f := range []string{filepath.Join(dir, "missing.cl"), filepath.Join(dir, "empty.cl")} {
+		if strings.HasSuffix(f, "empty.cl") {
+			if err := os.WriteFile(f, []byte(" \n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		status, _, errOut := hplopt("run", "matmul", "--size", "tiny", "--source", f)
+		if status != 2 || !strings.Contains(errOut, "--source") {
+			t.Errorf("--source %s: status %d, want 2 and an error naming --source\nstderr: %s", f, status, errOut)
 		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 type Evaluation struct {
 	kernel  *Kernel
 	variant *ast.Kernel
+	code    string // OpenCL C run in place of the generated code (Code)
 	global  []int
 	local   []int
 	spec    string
@@ -73,6 +74,25 @@ func (e *Evaluation) Device(spec string) *Evaluation {
 func (e *Evaluation) Variant(v *ast.Kernel) *Evaluation {
 	e.variant = v
 	return e
+}
+
+// Code makes Run and Build use src, OpenCL C defining the kernel (or the
+// variant) under its name with its parameters, in place of the code that
+// hplopt generates: a hand-edited copy of `hplopt gen`'s output, for one.
+// Everything else stays: the checks of the arguments and domains, the
+// kernel's build options and the launch. "" goes back to generating.
+func (e *Evaluation) Code(src string) *Evaluation {
+	e.code = src
+	return e
+}
+
+// source returns the OpenCL C of k: the code given to Code, or k's
+// generated code.
+func (e *Evaluation) source(k *ast.Kernel) (string, error) {
+	if e.code != "" {
+		return e.code, nil
+	}
+	return codegen.Source(k)
 }
 
 // Elapsed returns the kernel time of the last successful Run, measured by
@@ -385,7 +405,7 @@ func (e *Evaluation) Source(args ...any) (src string, err error) {
 	if err != nil {
 		return "", err
 	}
-	return codegen.Source(k)
+	return e.source(k)
 }
 
 // Run runs the kernel on args: *Array for array parameters and Go numbers
@@ -397,7 +417,7 @@ func (e *Evaluation) Run(args ...any) (err error) {
 	if e.err != nil {
 		return e.err
 	}
-	if e.opt != nil && e.variant == nil {
+	if e.opt != nil && e.variant == nil && e.code == "" {
 		return e.runOptimized(args)
 	}
 	k, err := e.Specialize(args...)
@@ -421,7 +441,7 @@ func (e *Evaluation) Run(args ...any) (err error) {
 	if err := t.checkMemory(arraySizes(k, args)); err != nil {
 		return e.fail("%v", err)
 	}
-	src, err := codegen.Source(k)
+	src, err := e.source(k)
 	if err != nil {
 		return err
 	}

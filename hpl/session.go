@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/hplopt/hplopt/ast"
-	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/opencl"
 	"github.com/hplopt/hplopt/runner"
 )
@@ -63,7 +62,7 @@ func (e *Evaluation) program(args []any) (*runner.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := codegen.Source(k)
+	src, err := e.source(k)
 	if err != nil {
 		return nil, err
 	}
