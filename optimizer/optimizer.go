@@ -475,7 +475,7 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[stri
 	if err != nil {
 		return nil, err
 	}
-	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, Halo: len(halos) > 0, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, CPU: cpu, Transposable: transforms.Transposable(ps), Special: transforms.SpecialFunctions(ps), Fixed: set.Fixed})
+	space, toParams, err := Table2(Table2Spec{Domain: ps.Domain, Loops: loops, Halo: len(halos) > 0, MaxWorkGroup: ps.MaxWorkGroup, MaxWorkItems: ps.MaxWorkItems, CPU: cpu, Transposable: transforms.Transposable(ps), Special: transforms.SpecialFunctions(ps), Fission: transforms.Fissionable(ps), Fixed: set.Fixed})
 	if err != nil {
 		return nil, err
 	}

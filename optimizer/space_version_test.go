@@ -24,6 +24,7 @@ func spaceDump(t *testing.T) string {
 	for _, spec := range []optimizer.Table2Spec{
 		{Domain: []int{960}, Loops: []int{15}},                                                             // 1DCONV tiny
 		{Domain: []int{32, 32}, Loops: []int{16}, MaxWorkGroup: 256, Transposable: true},                   // MATMUL tiny on a GPU
+		{Domain: []int{32, 32}, Loops: []int{16}, MaxWorkGroup: 256, Transposable: true, Fission: true},    // SYR2K tiny on a GPU
 		{Domain: []int{1024, 1024}, Loops: []int{1024}, MaxWorkGroup: 4096, CPU: true, Transposable: true}, // MATMUL S on PoCL
 		{Domain: []int{48, 32}, Loops: []int{5, 3}, MaxWorkItems: [3]int{64, 64, 64}},                      // 2DCONV tiny
 		{Domain: []int{16, 8, 8}, Loops: []int{2, 3, 4}},                                                   // 3DCONV tiny

@@ -43,6 +43,11 @@ type Table2Spec struct {
 	// sqrt, exp, ...) or divides floats (transforms.SpecialFunctions), so
 	// that ftz can act. Default false: ftz is 0.
 	Special bool
+	// Fission says that a compute loop of the kernel accumulates a sum of
+	// terms that read different array elements (transforms.Fissionable),
+	// so that fission can give each term's tiles a tile loop of their own.
+	// Default false: fission is left out.
+	Fission bool
 	// Fixed pins parameters to one value each, whether or not the value is
 	// among the candidates (the passes still judge it legal or not); the
 	// search then runs over the others. A value outside the range its
@@ -57,7 +62,7 @@ type Table2Spec struct {
 // so that records of another space are never applied to this one (they are
 // marked stale). Bump it whenever the space changes; TestSpaceVersion
 // fails when the space of a few kernels changes while it stays the same.
-const SpaceVersion = "table2-7"
+const SpaceVersion = "table2-8"
 
 // Limits of the Table 2 ranges.
 const (
@@ -140,6 +145,10 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	ftz              {0, 1} on a GPU for a kernel that computes special
 //	                 functions or divides floats (Special), else 0: the
 //	                 build option -cl-denorms-are-zero.
+//	fission          {0, 1} with lmem and a tiled loop on a GPU for a kernel
+//	                 whose accumulation's terms read different elements
+//	                 (Fission), else 0: one tile loop per term. Absent
+//	                 without compute loops.
 //
 // The order puts each parameter right after those its range reads, which
 // keeps the memo tables of the counting small (a 3D space of 3e9 points is
@@ -324,6 +333,9 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 		ftz = []int{0, 1}
 	}
 	params = append(params, autotune.Param{Name: name(transforms.FTZ), Range: func(autotune.Point) []int { return ftz }})
+	if loops > 0 {
+		params = append(params, fissionParam(spec, loops))
+	}
 
 	for n := range spec.Fixed {
 		found := false
@@ -535,4 +547,24 @@ func ParamOrder() []string {
 		panic("optimizer: the full Table 2 space: " + err.Error()) // constant arguments
 	}
 	return s.Names()
+}
+
+// fissionParam is fission's parameter: 0, and 1 with lmem and a tiled loop
+// on a GPU for a kernel whose accumulation's terms read different
+// elements.
+func fissionParam(spec Table2Spec, loops int) autotune.Param {
+	deps := []string{string(transforms.LMem)}
+	for i := range loops {
+		deps = append(deps, string(transforms.Tile(i)))
+	}
+	return autotune.Param{Name: string(transforms.Fission), Deps: deps, Range: func(p autotune.Point) []int {
+		if spec.Fission && !spec.CPU && p.Get(string(transforms.LMem)) == 1 {
+			for _, tw := range deps[1:] {
+				if p.Get(tw) > 0 {
+					return []int{0, 1}
+				}
+			}
+		}
+		return []int{0}
+	}}
 }

@@ -71,8 +71,8 @@ func TestTable2Names(t *testing.T) {
 		want        string
 	}{
 		{1, 0, "bszx,fullunroll,interleave,vw,vec,lszx,szx,lmem,lcopy,ftz"},
-		{2, 1, "bszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz"},
-		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz"},
+		{2, 1, "bszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,fission"},
+		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,fission"},
 	} {
 		spec := Table2Spec{Domain: make([]int, tc.dims), Loops: make([]int, tc.loops)}
 		for i := range spec.Domain {

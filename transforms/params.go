@@ -97,6 +97,13 @@ type Params struct {
 	// instructions beside each rsqrt). Results on denormal values differ
 	// by rounding; every variant is checked. An extension.
 	FTZ bool
+	// Fission (fission) splits the tile loop into one loop per group of
+	// local arrays that its statements use together: the terms of an
+	// accumulation of a sum of products over different tiles
+	// (c += a[y][k]*b[x][k] + b[y][k]*a[x][k]) each get a tile loop of
+	// their own, staging half the tiles. Needs lmem and a tile loop; an
+	// extension.
+	Fission bool
 }
 
 // Name is the name of one optimizer parameter, as the command line, the
@@ -124,6 +131,7 @@ const (
 	Gswz             Name = "gswz"                 // work-groups launched in bands of gswz rows
 	Split            Name = "split"                // the outermost compute loop run in split parts by split work-items
 	FTZ              Name = "ftz"                  // build with -cl-denorms-are-zero
+	Fission          Name = "fission"              // one tile loop per group of local arrays used together
 )
 
 // Global, Local and Block return the name of the global size, the local
@@ -181,6 +189,7 @@ var defs = []Def{
 	{Gswz, false, 1, -1, "launch work-groups in bands of gswz rows (extension)"},
 	{Split, false, -1, 0, "run the outermost compute loop in split parts on split work-items of a group, partial sums added in local memory, 1 = off (extension)"},
 	{FTZ, true, -1, -1, "build with -cl-denorms-are-zero: denormals flushed, special functions without their fix-up (extension)"},
+	{Fission, true, -1, 0, "with lmem, one tile loop per group of local arrays used together: the terms of a sum of products over different tiles (extension)"},
 }
 
 // Defs returns the definitions of every parameter, in their fixed order.
@@ -254,6 +263,8 @@ func (p *Params) field(name Name) (*int, *bool) {
 		return nil, &p.LoopCopy
 	case FTZ:
 		return nil, &p.FTZ
+	case Fission:
+		return nil, &p.Fission
 	}
 	return nil, nil
 }

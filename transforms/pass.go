@@ -26,5 +26,6 @@ type Pass struct {
 // accumulators, the split of the outermost compute loop over several
 // work-items (split), the assembly of the compute section from them, then the
 // pipelining of the tile loop, the vectorization of runs of points, the unrolling of its loops, the
-// packing of local reads into vector loads, and a cleanup of the code.
-var Pipeline = []*Pass{tiling, staging, coarsening, promotion, accumulation, splitting, assembly, pipelining, vectorization, unrolling, packing, cleanup}
+// packing of local reads into vector loads, the fission of the tile loop by
+// the groups of local arrays its statements use, and a cleanup of the code.
+var Pipeline = []*Pass{tiling, staging, coarsening, promotion, accumulation, splitting, assembly, pipelining, vectorization, unrolling, packing, fission, cleanup}
