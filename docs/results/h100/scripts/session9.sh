@@ -1,0 +1,139 @@
+#!/bin/bash
+# SYR2K's statement order (2026-11-27, third session).
+# Binary: .gpu/hplopt.xz (`make gpu`, then xz); .gpu/cublas_sgemm.py is
+# the cuBLAS SGEMM timer (PyTorch, TF32 off).
+#   PART=f: SYR2K split by terms by hand (fission.py); PART=c: the
+#     ceiling of a product twice as long; PART=la: the lookahead A/B;
+#     PART=fb: the bench of MATMUL and SYR2K L with the fission pass;
+#     PART=fn: around its SYR2K best, with and without fission; PART=g:
+#     the split SYR2K beside a product of twice the length, same shape.
+#   PART=tm: SYR2K L's best setting of the 0f31f08 bench (uf=4) and the
+#     same with uf=8, each as hplopt gen writes it and rewritten by
+#     termmajor.py: "order" puts every point's first product before every
+#     point's second in each unrolled step, "loads" also moves each
+#     product's local loads just before it. Each file runs through
+#     `hplopt run --source FILE --reps 20` (checked against the CPU
+#     reference), twice in turn, with -cl-nv-verbose's registers and spills.
+# Run from the repository root:  OUT=/some/dir PART=tm bash docs/results/h100/scripts/session9.sh
+set -u
+: "${OUT:?set OUT to the output directory}"
+PART=${PART:-tm}
+B=/tmp/hplopt-bin
+mkdir -p "$B" "$OUT/r"
+[ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
+H=$B/hplopt
+D=docs/results/h100/scripts
+has() { [[ ",$PART," == *",$1,"* ]]; }
+M='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=0,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=128,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=0'
+S2='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=4,vec=1,vw=4,warp=2'
+{ $H version; nvidia-smi -L; } > "$OUT/r/version-${PART//,/-}.txt" 2>&1
+if has tm; then
+  mkdir -p "$OUT/r/tm"
+  for uf in 4 8; do
+    p=${S2/uf=4/uf=$uf}
+    $H gen syr2k --size L --params "$p" > "$OUT/r/tm/uf$uf.cl"
+    python3 $D/termmajor.py "$OUT/r/tm/uf$uf.cl" order "$OUT/r/tm/uf$uf-order.cl"
+    python3 $D/termmajor.py "$OUT/r/tm/uf$uf.cl" loads "$OUT/r/tm/uf$uf-loads.cl"
+  done
+  $H run matmul --size L -d GPU --reps 20 --params "$M" >> "$OUT/r/tm.txt" 2>&1
+  for round in 1 2; do
+    for uf in 4 8; do
+      for f in uf$uf uf$uf-order uf$uf-loads; do
+        echo "== round $round $f" >> "$OUT/r/tm.txt"
+        $H run syr2k --size L -d GPU --reps 20 --params "${S2/uf=4/uf=$uf}" --source "$OUT/r/tm/$f.cl" \
+          --build-options -cl-nv-verbose --build-log >> "$OUT/r/tm.txt" 2>&1
+      done
+    done
+  done
+fi
+if has f; then
+  # SYR2K L split by terms by hand (fission.py): two tile loops, each
+  # staging two tiles with 6 prefetched floats a work-item, from the
+  # uf=4 and uf=8 settings, beside the uf=4 best as generated.
+  mkdir -p "$OUT/r/f"
+  for uf in 4 8; do
+    p=${S2/uf=4/uf=$uf}
+    $H gen syr2k --size L --params "$p" > "$OUT/r/f/uf$uf.cl"
+    python3 $D/fission.py "$OUT/r/f/uf$uf.cl" "$OUT/r/f/uf$uf-fission.cl"
+    python3 $D/termmajor.py "$OUT/r/f/uf$uf.cl" order "$OUT/r/f/uf$uf-order.cl"
+  done
+  for round in 1 2; do
+    for f in uf4 uf4-fission uf8-order uf8-fission; do
+      uf=${f:2:1}
+      echo "== round $round $f" >> "$OUT/r/f.txt"
+      $H run syr2k --size L -d GPU --reps 20 --params "${S2/uf=4/uf=$uf}" --source "$OUT/r/f/$f.cl" \
+        --build-options -cl-nv-verbose --build-log >> "$OUT/r/f.txt" 2>&1
+    done
+  done
+fi
+if has c; then
+  # The ceiling of a product of twice the length: MATMUL's best at
+  # k=8192 and mxmtk.cl (SYRK's pattern with two arrays, rows of nk)
+  # at nk=8192 tuned 45 s, beside MATMUL's best at k=4096.
+  $H run matmul -n 4096 -k 4096 -d GPU --reps 20 --params "$M" > "$OUT/r/ceiling.txt" 2>&1
+  $H run matmul -n 4096 -k 8192 -d GPU --reps 20 --params "$M" >> "$OUT/r/ceiling.txt" 2>&1
+  $H tune $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=8192 -d GPU -s genetic -t 45 --no-db > "$OUT/r/tune45-mxmtk.txt" 2>&1
+fi
+if has la; then
+  # The genetic search's lookahead: HEAD's binary (Upcoming promises every
+  # point it can see) beside .gpu/hplopt-la.xz (it promises only the n it
+  # returns), 45 s searches of MATMUL and 2DCONV L, in turn.
+  [ -x $B/hplopt-la ] || { xz -dc .gpu/hplopt-la.xz > $B/hplopt-la; chmod +x $B/hplopt-la; }
+  for k in matmul conv2d; do
+    for bin in hplopt hplopt-la; do
+      (cd "$OUT/r" && $B/$bin tune $k --size L -d GPU -s genetic -t 45 --no-db > tune45-$k-$bin.txt 2>&1)
+    done
+  done
+fi
+bench() { # name sizes budget kernels
+  (cd "$OUT/r" && $H bench -d GPU --sizes $2 -s genetic -t $3 --kernels $4 --reference cublas-$1-before.txt --no-db --out suite-$1 > bench-$1.log 2>&1)
+}
+if has fb; then
+  # The bench at L with fission in SYR2K's space (table2-8), 45 s of
+  # genetic search each, MATMUL beside it, cuBLAS before and after; then
+  # SYR2K's hand-split uf=8 setting through the pass, and the bench's best
+  # with the compiler's log.
+  python3 .gpu/cublas_sgemm.py 4096 > "$OUT/r/cublas-fb-before.txt" 2>&1
+  bench fb L L=45 matmul,syr2k
+  python3 .gpu/cublas_sgemm.py 4096 > "$OUT/r/cublas-fb-after.txt" 2>&1
+  $H run syr2k --size L -d GPU --reps 20 --params "${S2/uf=4/uf=8},fission=1" >> "$OUT/r/fission-run.txt" 2>&1
+  best=$(grep -o 'bszx=[^"]*fission=1[^"]*' "$OUT/r/suite-fb/results.csv" | head -1)
+  [ -n "$best" ] && $H run syr2k --size L -d GPU --reps 20 --params "$best" --build-options -cl-nv-verbose --build-log >> "$OUT/r/fission-run.txt" 2>&1
+fi
+if has fn; then
+  # Around PART=fb's SYR2K best (fission=0): fission=1 with prefetch 0, 1
+  # and 2, twice in turn; then SYR2K tuned 100 s.
+  F='bszx=8,bszy=8,ftz=0,fullunroll=1,gswz=4,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,split=1,szx=512,szy=512,tw0=16,uf=8,vec=1,vw=4,warp=4'
+  for round in 1 2; do
+    for pf in 0 1 2; do
+      for fi in 0 1; do
+        $H run syr2k --size L -d GPU --reps 20 --params "$F,prefetch=$pf,fission=$fi" --build-options -cl-nv-verbose --build-log 2>&1 | grep -E "ms,|registers|rror" >> "$OUT/r/fission-near.txt"
+      done
+    done
+  done
+  (cd "$OUT/r" && $H tune syr2k --size L -d GPU -s genetic -t 100 --no-db > tune100-syr2k.txt 2>&1)
+fi
+if has g; then
+  # Where the split SYR2K (uf=8, 32x16 groups) loses to a product of twice
+  # the length with the same shape: the pass's variant beside the same
+  # source with the second loop reusing the first loop's local arrays
+  # (12.5 KB of local memory instead of 25), and mxmtk.cl at nk=8192 and
+  # 4096 with that shape (lcopy=1 as SYR2K's, and 0), each run 20 times.
+  mkdir -p "$OUT/r/g"
+  P="${S2/uf=4/uf=8},fission=1"
+  Q="${S2/uf=4/uf=8}"
+  $H gen syr2k --size L --params "$P" > "$OUT/r/g/fission.cl"
+  sed -e '/__local float l_a2\[/d; /__local float l_b2\[/d' "$OUT/r/g/fission.cl" | perl -pe 's/\bl_b2\[/l_a[/g; s/\bl_a2\[/l_b[/g' > "$OUT/r/g/shared.cl"
+  for round in 1 2; do
+    for f in fission shared; do
+      echo "== round $round $f" >> "$OUT/r/g.txt"
+      $H run syr2k --size L -d GPU --reps 20 --params "$P" --source "$OUT/r/g/$f.cl" --build-options -cl-nv-verbose --build-log 2>&1 | grep -E "ms,|registers|rror" >> "$OUT/r/g.txt"
+    done
+    for nk in 8192 4096; do
+      for lc in 1 0; do
+        echo "== round $round mxmtk nk=$nk lcopy=$lc" >> "$OUT/r/g.txt"
+        $H run $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=$nk -d GPU --reps 20 --params "${Q/lcopy=1/lcopy=$lc}" >> "$OUT/r/g.txt" 2>&1
+      done
+    done
+  done
+fi
