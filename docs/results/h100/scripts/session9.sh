@@ -6,7 +6,8 @@
 #     ceiling of a product twice as long; PART=la: the lookahead A/B;
 #     PART=fb: the bench of MATMUL and SYR2K L with the fission pass;
 #     PART=fn: around its SYR2K best, with and without fission; PART=g:
-#     the split SYR2K beside a product of twice the length, same shape.
+#     the split SYR2K beside a product of twice the length, same shape;
+#     PART=h: SYR2K as one tile loop over both terms, by hand (concat.py).
 #   PART=tm: SYR2K L's best setting of the 0f31f08 bench (uf=4) and the
 #     same with uf=8, each as hplopt gen writes it and rewritten by
 #     termmajor.py: "order" puts every point's first product before every
@@ -134,6 +135,27 @@ if has g; then
         echo "== round $round mxmtk nk=$nk lcopy=$lc" >> "$OUT/r/g.txt"
         $H run $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=$nk -d GPU --reps 20 --params "${Q/lcopy=1/lcopy=$lc}" >> "$OUT/r/g.txt" 2>&1
       done
+    done
+  done
+fi
+if has h; then
+  # SYR2K as one tile loop over both terms, by hand (concat.py): mxmtk.cl's
+  # variant at nk=8192 with the split SYR2K's setting, its tiles taken from
+  # a and b for k < 4096 and from b and a after; beside the fission pass's
+  # variant and mxmtk itself, twice in turn, with registers.
+  mkdir -p "$OUT/r/h"
+  P="${S2/uf=4/uf=8},fission=1"
+  Q="${S2/uf=4/uf=8}"
+  $H gen $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=8192 --params "$Q" > "$OUT/r/h/mxmtk.cl"
+  python3 $D/concat.py 4096 "$OUT/r/h/mxmtk.cl" "$OUT/r/h/concat.cl"
+  for round in 1 2; do
+    for what in concat fission mxmtk; do
+      echo "== round $round $what" >> "$OUT/r/h.txt"
+      case $what in
+        concat) $H run syr2k --size L -d GPU --reps 20 --params "$Q" --source "$OUT/r/h/concat.cl" --build-options -cl-nv-verbose --build-log ;;
+        fission) $H run syr2k --size L -d GPU --reps 20 --params "$P" --build-options -cl-nv-verbose --build-log ;;
+        mxmtk) $H run $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=8192 -d GPU --reps 20 --params "$Q" --build-options -cl-nv-verbose --build-log ;;
+      esac 2>&1 | grep -E "ms,|ms \(|registers|rror" >> "$OUT/r/h.txt"
     done
   done
 fi
