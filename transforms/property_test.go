@@ -67,6 +67,7 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 	p.Transpose = p.LocalMem && r.IntN(2) == 0
 	if p.LocalMem && p.Tile != [3]int{} {
 		p.Prefetch = some([]int{1, 2})
+		p.Fission = r.IntN(2) == 0
 	}
 	if len(size.N) >= 2 {
 		var warps, bands []int
@@ -115,6 +116,9 @@ func dropExtension(r *rand.Rand, p *transforms.Params) bool {
 	}
 	if p.Split > 1 {
 		set = append(set, func() { p.Split = 0 })
+	}
+	if p.Fission {
+		set = append(set, func() { p.Fission = false })
 	}
 	if len(set) == 0 {
 		return false
@@ -228,7 +232,7 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 					}
 					batch = append(batch, v)
 					settings = append(settings, p)
-					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1, "split": p.Split > 1} {
+					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1, "split": p.Split > 1, "fission": p.Fission} {
 						if on {
 							uses[name]++
 						}
@@ -237,8 +241,8 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 				legal += len(batch)
 				runBatch(t, s, in, size, batch, settings)
 			}
-			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d, split %d), %d illegal ones rejected",
-				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], uses["split"], illegal)
+			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d, split %d, fission %d), %d illegal ones rejected",
+				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], uses["split"], uses["fission"], illegal)
 			if legal < len(sizes)*per {
 				t.Errorf("only %d legal settings found, want %d", legal, len(sizes)*per)
 			}
