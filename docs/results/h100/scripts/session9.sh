@@ -7,7 +7,8 @@
 #     PART=fb: the bench of MATMUL and SYR2K L with the fission pass;
 #     PART=fn: around its SYR2K best, with and without fission; PART=g:
 #     the split SYR2K beside a product of twice the length, same shape;
-#     PART=h: SYR2K as one tile loop over both terms, by hand (concat.py).
+#     PART=h: SYR2K as one tile loop over both terms, by hand (concat.py);
+#     PART=tm2: term-major order on the bench's SYR2K best.
 #   PART=tm: SYR2K L's best setting of the 0f31f08 bench (uf=4) and the
 #     same with uf=8, each as hplopt gen writes it and rewritten by
 #     termmajor.py: "order" puts every point's first product before every
@@ -156,6 +157,28 @@ if has h; then
         fission) $H run syr2k --size L -d GPU --reps 20 --params "$P" --build-options -cl-nv-verbose --build-log ;;
         mxmtk) $H run $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=8192 -d GPU --reps 20 --params "$Q" --build-options -cl-nv-verbose --build-log ;;
       esac 2>&1 | grep -E "ms,|ms \(|registers|rror" >> "$OUT/r/h.txt"
+    done
+  done
+fi
+if has tm2; then
+  # Term-major order (termmajor.py) on PART=fb's SYR2K best (16x16 groups,
+  # prefetch=0), and on it with uf=16 and with tw0=8, twice in turn.
+  mkdir -p "$OUT/r/tm2"
+  F='bszx=8,bszy=8,ftz=0,fullunroll=1,gswz=4,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,split=1,szx=512,szy=512,tw0=16,uf=8,vec=1,vw=4,warp=4,prefetch=0,fission=0'
+  for v in best uf16 tw8; do
+    case $v in best) p=$F ;; uf16) p=${F/uf=8/uf=16} ;; tw8) p=${F/tw0=16/tw0=8} ;; esac
+    echo "$p" > "$OUT/r/tm2/$v.params"
+    $H gen syr2k --size L --params "$p" > "$OUT/r/tm2/$v.cl"
+    python3 $D/termmajor.py "$OUT/r/tm2/$v.cl" order "$OUT/r/tm2/$v-order.cl"
+    python3 $D/termmajor.py "$OUT/r/tm2/$v.cl" loads "$OUT/r/tm2/$v-loads.cl"
+  done
+  for round in 1 2; do
+    for v in best uf16 tw8; do
+      for f in $v $v-order $v-loads; do
+        echo "== round $round $f" >> "$OUT/r/tm2.txt"
+        $H run syr2k --size L -d GPU --reps 20 --params "$(cat "$OUT/r/tm2/$v.params")" --source "$OUT/r/tm2/$f.cl" \
+          --build-options -cl-nv-verbose --build-log 2>&1 | grep -E "ms,|registers|rror" >> "$OUT/r/tm2.txt"
+      done
     done
   done
 fi
