@@ -395,7 +395,7 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("%s: %v", res.Outcome, res.Err))
 	}
 	fmt.Fprintf(stdout, "%.3f ms, the kernel as written %.3f ms (medians of %d), check ok: the outputs of the kernel as written\n", res.Ms, base, max(1, cfg.Reps))
-	if cfg.BuildLog {
+	if cfg.BuildLog || cfg.Binary != "" {
 		s, err := runner.Open(prob.Device.Spec())
 		if err != nil {
 			return fail(err)
@@ -404,8 +404,19 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
-		printBuildLog(stdout, p.Log())
-		p.Release()
+		defer p.Release()
+		if cfg.BuildLog {
+			printBuildLog(stdout, p.Log())
+		}
+		if cfg.Binary != "" {
+			bin, err := p.Binary()
+			if err == nil {
+				err = writeBinary(cfg.Binary, bin)
+			}
+			if err != nil {
+				return fail(err)
+			}
+		}
 	}
 	return 0
 }

@@ -51,6 +51,9 @@ type runConfig struct {
 	// its contents.
 	Source string
 	Code   string
+	// Binary is the --binary flag: a file to write the program's binary
+	// for the device to (NVIDIA: PTX).
+	Binary string
 
 	size sizeFlags
 }
@@ -137,6 +140,15 @@ func runBenchmark(cfg runConfig) (*runResult, error) {
 			return nil, err
 		}
 	}
+	if cfg.Binary != "" {
+		bin, err := ev.Binary(inst.Args...)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeBinary(cfg.Binary, bin); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 
@@ -149,6 +161,14 @@ func withOptions(k *ast.Kernel, extra string) *ast.Kernel {
 	k = ast.Clone(k)
 	k.Options = runner.JoinOptions(k.Options, extra)
 	return k
+}
+
+// writeBinary writes a program's binary for --binary.
+func writeBinary(path string, bin []byte) error {
+	if err := os.WriteFile(path, bin, 0o644); err != nil {
+		return fmt.Errorf("--binary: %v", err)
+	}
+	return nil
 }
 
 // printBuildLog prints the compiler's log after run's result line.
@@ -175,6 +195,7 @@ func (c *runConfig) flags() *flagSet {
 	pinsVar(fs, &c.Pins, &c.Params, "transform parameters of a variant to run instead of the single-point kernel (the others: their defaults)")
 	fs.StringVar(&c.BuildOptions, "build-options", "", "OpenCL build `OPTIONS` added to the kernel's own (-cl-nv-verbose: NVIDIA's compiler logs each kernel's registers and spills)")
 	fs.BoolVar(&c.BuildLog, "build-log", false, "print the compiler's log of the kernel's build after the result")
+	fs.StringVar(&c.Binary, "binary", "", "write the program's binary for the device to `FILE` after the run (NVIDIA: the PTX its compiler made; PoCL: an archive of its kernel cache)")
 	fs.StringVar(&c.Source, "source", "", "run the OpenCL C in `FILE` (hplopt gen's output, edited) in place of the generated code, with the same kernel name, arguments, launch and check")
 	return fs
 }

@@ -201,3 +201,32 @@ func TestRunSource(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBinary: --binary writes the program's binary for the device
+// (PTX on NVIDIA, PoCL's archive here) after the run, for a benchmark's
+// single-point kernel, a variant of it and an OpenCL C file's variant; a
+// file that cannot be written fails the run with an error naming --binary.
+func TestRunBinary(t *testing.T) {
+	needDevice(t)
+	file, flags := clKernel(t, "nbody")
+	dir := t.TempDir()
+	for i, args := range [][]string{
+		{"run", "matmul", "--size", "tiny"},
+		{"run", "matmul", "--size", "tiny", "--params", "lszx=4,lszy=4"},
+		append([]string{"run", file, "--params", "lszx=8"}, flags...),
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("b%d.bin", i))
+		status, out, errOut := hplopt(append(args, "--binary", path)...)
+		if status != 0 || !strings.Contains(out, "check ok") {
+			t.Errorf("hplopt %s --binary: status %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), status, out, errOut)
+		}
+		if b, err := os.ReadFile(path); err != nil || len(b) == 0 {
+			t.Errorf("hplopt %s --binary %s: %d bytes written, %v", strings.Join(args, " "), path, len(b), err)
+		}
+		bad := filepath.Join(dir, "no-such-dir", "b.bin")
+		status, _, errOut = hplopt(append(args, "--binary", bad)...)
+		if status != 1 || !strings.Contains(errOut, "--binary") {
+			t.Errorf("hplopt %s --binary %s: status %d, want 1 and an error naming --binary\nstderr: %s", strings.Join(args, " "), bad, status, errOut)
+		}
+	}
+}

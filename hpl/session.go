@@ -51,6 +51,20 @@ func (e *Evaluation) BuildLog(args ...any) (log string, err error) {
 	return p.Log(), nil
 }
 
+// Binary builds the kernel for args as Build does and returns the
+// program's binary for the device: the PTX that NVIDIA's compiler made of
+// the OpenCL C (ptxas and cuobjdump take it further), an archive of its
+// kernel cache for PoCL.
+func (e *Evaluation) Binary(args ...any) (bin []byte, err error) {
+	defer e.guard(&err)
+	p, err := e.program(args)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Release()
+	return p.Binary()
+}
+
 // program specializes the kernel for args, generates its OpenCL and
 // returns its program built with the kernel's options, from the device's
 // cache when built before. The caller releases it.
