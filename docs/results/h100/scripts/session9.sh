@@ -8,7 +8,8 @@
 #     PART=fn: around its SYR2K best, with and without fission; PART=g:
 #     the split SYR2K beside a product of twice the length, same shape;
 #     PART=h: SYR2K as one tile loop over both terms, by hand (concat.py);
-#     PART=tm2: term-major order on the bench's SYR2K best.
+#     PART=tm2: term-major order on the bench's SYR2K best; PART=sass:
+#     the SASS of the split SYR2K, mxmtk, the SYR2K and MATMUL bests.
 #   PART=tm: SYR2K L's best setting of the 0f31f08 bench (uf=4) and the
 #     same with uf=8, each as hplopt gen writes it and rewritten by
 #     termmajor.py: "order" puts every point's first product before every
@@ -180,5 +181,30 @@ if has tm2; then
           --build-options -cl-nv-verbose --build-log 2>&1 | grep -E "ms,|registers|rror" >> "$OUT/r/tm2.txt"
       done
     done
+  done
+fi
+if has sass; then
+  # The machine code of the split SYR2K, mxmtk at nk=8192 with its shape,
+  # the bench's SYR2K best and MATMUL's best: hplopt run --binary writes
+  # NVIDIA's PTX, ptxas compiles it for sm_90 and cuobjdump lists the SASS;
+  # instructions counted by opcode.
+  mkdir -p "$OUT/r/sass"
+  P="${S2/uf=4/uf=8},fission=1"
+  Q="${S2/uf=4/uf=8}"
+  F='bszx=8,bszy=8,ftz=0,fullunroll=1,gswz=4,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,split=1,szx=512,szy=512,tw0=16,uf=8,vec=1,vw=4,warp=4,prefetch=0,fission=0'
+  $H run syr2k --size L -d GPU --reps 5 --params "$P" --binary "$OUT/r/sass/fission.ptx" > "$OUT/r/sass.txt" 2>&1
+  $H run syr2k --size L -d GPU --reps 5 --params "$F" --binary "$OUT/r/sass/best.ptx" >> "$OUT/r/sass.txt" 2>&1
+  $H run matmul --size L -d GPU --reps 5 --params "$M" --binary "$OUT/r/sass/matmul.ptx" >> "$OUT/r/sass.txt" 2>&1
+  $H run $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=8192 -d GPU --reps 5 --params "$Q" --binary "$OUT/r/sass/mxmtk.ptx" >> "$OUT/r/sass.txt" 2>&1
+  CU=/usr/local/cuda/bin
+  ls $CU >> "$OUT/r/sass.txt" 2>&1
+  for k in fission best matmul mxmtk; do
+    f="$OUT/r/sass/$k"
+    tr -d '\000' < "$f.ptx" > "$f.clean.ptx"
+    echo "== $k" >> "$OUT/r/sass.txt"
+    $CU/ptxas -arch=sm_90 -v "$f.clean.ptx" -o "$f.cubin" >> "$OUT/r/sass.txt" 2>&1
+    $CU/cuobjdump -sass "$f.cubin" > "$f.sass" 2>> "$OUT/r/sass.txt"
+    grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z][A-Z0-9._]*' "$f.sass" | awk '{print $2}' | sort | uniq -c | sort -rn | head -25 >> "$OUT/r/sass.txt"
+    xz -9 "$f.sass"; rm -f "$f.cubin" "$f.clean.ptx"; xz -9 "$f.ptx"
   done
 fi
