@@ -208,3 +208,23 @@ if has sass; then
     xz -9 "$f.sass"; rm -f "$f.cubin" "$f.clean.ptx"; xz -9 "$f.ptx"
   done
 fi
+if has same; then
+  # Whether the split SYR2K loses to two loops or to the second loop's
+  # other arrays: its source with the second loop's tiles read from the
+  # first loop's arrays (a's rows for y, b's for x), and with the first
+  # loop's read from the second's; both compute the wrong result (the
+  # check says so) in the split kernel's time. Twice in turn.
+  mkdir -p "$OUT/r/same"
+  P="${S2/uf=4/uf=8},fission=1"
+  $H gen syr2k --size L --params "$P" > "$OUT/r/same/fission.cl"
+  perl -pe 'if (/_b2\b|_b2\[|_b22|_b23/) { s/\bb\[\(c_y/a[(c_y/g } if (/_a2\b|_a2\[|_a22|_a23/) { s/\ba\[\(c_x/b[(c_x/g }' "$OUT/r/same/fission.cl" > "$OUT/r/same/as-first.cl"
+  perl -pe 'if (/l_a\[|pf_l_a\[|_a\b/) { s/\ba\[\(c_y/b[(c_y/g } if (/l_b\[|pf_l_b\[|_b\b/) { s/\bb\[\(c_x/a[(c_x/g }' "$OUT/r/same/fission.cl" > "$OUT/r/same/as-second.cl"
+  diff "$OUT/r/same/fission.cl" "$OUT/r/same/as-first.cl" > "$OUT/r/same/as-first.diff"
+  diff "$OUT/r/same/fission.cl" "$OUT/r/same/as-second.cl" > "$OUT/r/same/as-second.diff"
+  for round in 1 2; do
+    for f in fission as-first as-second; do
+      echo "== round $round $f" >> "$OUT/r/same.txt"
+      $H run syr2k --size L -d GPU --reps 20 --params "$P" --source "$OUT/r/same/$f.cl" 2>&1 | grep -E "ms,|rror" >> "$OUT/r/same.txt"
+    done
+  done
+fi
