@@ -18,7 +18,7 @@ b[y][k]*a[x][k], split into one accumulation per term) becomes two tile
 loops, each staging only its term's tiles, with its own copy of the first
 tile before it. Each loop then holds half the local tiles, half the
 prefetched registers and half the operands of a step, as a product of
-twice the length would. Runs last, on the assembled code: a statement's
+twice the length would. Runs after packing, on the assembled code: a statement's
 group is that of the local arrays it reads or writes, directly or through
 private variables (registers of the next tile, vector operands); integer
 statements that touch no group (counters, offsets, barriers) are repeated
