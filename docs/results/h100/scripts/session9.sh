@@ -9,7 +9,9 @@
 #     the split SYR2K beside a product of twice the length, same shape;
 #     PART=h: SYR2K as one tile loop over both terms, by hand (concat.py);
 #     PART=tm2: term-major order on the bench's SYR2K best; PART=sass:
-#     the SASS of the split SYR2K, mxmtk, the SYR2K and MATMUL bests.
+#     the SASS of the split SYR2K, mxmtk, the SYR2K and MATMUL bests;
+#     PART=same: both loops on the same arrays; PART=halves: mxmtk split
+#     into two loops over the halves of k (halves.py).
 #   PART=tm: SYR2K L's best setting of the 0f31f08 bench (uf=4) and the
 #     same with uf=8, each as hplopt gen writes it and rewritten by
 #     termmajor.py: "order" puts every point's first product before every
@@ -226,5 +228,27 @@ if has same; then
       echo "== round $round $f" >> "$OUT/r/same.txt"
       $H run syr2k --size L -d GPU --reps 20 --params "$P" --source "$OUT/r/same/$f.cl" 2>&1 | grep -E "ms,|rror" >> "$OUT/r/same.txt"
     done
+  done
+fi
+if has halves; then
+  # Two loops or the rows' length: mxmtk.cl at nk=8192 (rows of 32 KB) with
+  # the split SYR2K's setting, as generated (one loop), split into two loops
+  # over the halves of k (halves.py: the same product, checked), and split
+  # with the second loop's arrays swapped as in SYR2K (a wrong product,
+  # timed only); beside the split SYR2K (rows of 16 KB). Twice in turn.
+  mkdir -p "$OUT/r/halves"
+  P="${S2/uf=4/uf=8},fission=1"
+  Q="${S2/uf=4/uf=8}"
+  $H gen $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=8192 --params "$Q" > "$OUT/r/halves/one.cl"
+  python3 $D/halves.py 8192 "$OUT/r/halves/one.cl" "$OUT/r/halves/two.cl"
+  awk 'BEGIN{s=0} /for \(int k_t = 4096/ {s=1} /\(4096 \+ i1_/ {s=1} { if (s) { gsub(/a\[\(c_y/, "B[(c_y"); gsub(/b\[\(c_x/, "A[(c_x"); gsub(/B\[\(c_y/, "b[(c_y"); gsub(/A\[\(c_x/, "a[(c_x") } print }' "$OUT/r/halves/two.cl" > "$OUT/r/halves/swapped.cl"
+  diff "$OUT/r/halves/two.cl" "$OUT/r/halves/swapped.cl" > "$OUT/r/halves/swapped.diff"
+  for round in 1 2; do
+    for f in one two swapped; do
+      echo "== round $round mxmtk $f" >> "$OUT/r/halves.txt"
+      $H run $D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=8192 -d GPU --reps 20 --params "$Q" --source "$OUT/r/halves/$f.cl" >> "$OUT/r/halves.txt" 2>&1
+    done
+    echo "== round $round syr2k fission" >> "$OUT/r/halves.txt"
+    $H run syr2k --size L -d GPU --reps 20 --params "$P" 2>&1 | grep -E "ms,|rror" >> "$OUT/r/halves.txt"
   done
 fi
