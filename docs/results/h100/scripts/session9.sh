@@ -11,7 +11,8 @@
 #     PART=tm2: term-major order on the bench's SYR2K best; PART=sass:
 #     the SASS of the split SYR2K, mxmtk, the SYR2K and MATMUL bests;
 #     PART=same: both loops on the same arrays; PART=halves: mxmtk split
-#     into two loops over the halves of k (halves.py).
+#     into two loops over the halves of k (halves.py); PART=ro: the
+#     second loop's accumulations reordered (reorder.py), with bank counts.
 #   PART=tm: SYR2K L's best setting of the 0f31f08 bench (uf=4) and the
 #     same with uf=8, each as hplopt gen writes it and rewritten by
 #     termmajor.py: "order" puts every point's first product before every
@@ -250,5 +251,29 @@ if has halves; then
     done
     echo "== round $round syr2k fission" >> "$OUT/r/halves.txt"
     $H run syr2k --size L -d GPU --reps 20 --params "$P" 2>&1 | grep -E "ms,|rror" >> "$OUT/r/halves.txt"
+  done
+fi
+if has ro; then
+  # The split SYR2K's second loop with its accumulations reordered
+  # (reorder.py: reversed, or x-major), beside the pass's order: times
+  # (two rounds in turn) and each variant's FFMA bank conflicts by
+  # sassbanks.py on the SASS of hplopt run --binary's PTX.
+  mkdir -p "$OUT/r/ro"
+  P="${S2/uf=4/uf=8},fission=1"
+  $H gen syr2k --size L --params "$P" > "$OUT/r/ro/pass.cl"
+  for m in reverse xmajor; do python3 $D/reorder.py $m 2 "$OUT/r/ro/pass.cl" "$OUT/r/ro/$m.cl"; done
+  for round in 1 2; do
+    for f in pass reverse xmajor; do
+      echo "== round $round $f" >> "$OUT/r/ro.txt"
+      $H run syr2k --size L -d GPU --reps 20 --params "$P" --source "$OUT/r/ro/$f.cl" --binary "$OUT/r/ro/$f.ptx" 2>&1 | grep -E "ms,|rror" >> "$OUT/r/ro.txt"
+    done
+  done
+  for f in pass reverse xmajor; do
+    echo "== $f" >> "$OUT/r/ro.txt"
+    tr -d '\000' < "$OUT/r/ro/$f.ptx" > "$OUT/r/ro/$f.clean.ptx"
+    /usr/local/cuda/bin/ptxas -arch=sm_90 "$OUT/r/ro/$f.clean.ptx" -o "$OUT/r/ro/$f.cubin" >> "$OUT/r/ro.txt" 2>&1
+    /usr/local/cuda/bin/cuobjdump -sass "$OUT/r/ro/$f.cubin" > "$OUT/r/ro/$f.sass"
+    python3 $D/sassbanks.py "$OUT/r/ro/$f.sass" >> "$OUT/r/ro.txt" 2>&1
+    rm -f "$OUT/r/ro/$f.cubin" "$OUT/r/ro/$f.clean.ptx" "$OUT/r/ro/$f.ptx" "$OUT/r/ro/$f.sass" "$OUT/r/ro/$f.cl"
   done
 fi
