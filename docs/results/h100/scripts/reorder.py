@@ -1,4 +1,4 @@
-"""Reorders the accumulations (u_p_c_I_J += ...) of each unrolled step in
+"""Reorders the accumulations (u_p_c_I_J, p_c_I_J or s_p_I_J += ...) of each unrolled step in
 one tile loop of a variant (hplopt gen's output): mode "reverse" reverses
 them, "xmajor" orders them by J then I (the points along x outer). LOOP is
 1 for the first tile loop, 2 for the second (after fission). A hand
@@ -8,7 +8,7 @@ import re, sys
 
 mode, which = sys.argv[1], int(sys.argv[2])
 lines = open(sys.argv[3]).read().split('\n')
-acc = re.compile(r'^\s*u_p_c_(\d+)_(\d+) \+= ')
+acc = re.compile(r'^\s*(?:u_p_c|p_c|s_p)_(\d+)_(\d+) \+= ')
 starts = [i for i, l in enumerate(lines) if re.match(r'^\s*for \(int k_t = ', l)]
 lo = starts[which - 1]
 hi = starts[which] if which < len(starts) else len(lines)

@@ -12,7 +12,8 @@
 #     the SASS of the split SYR2K, mxmtk, the SYR2K and MATMUL bests;
 #     PART=same: both loops on the same arrays; PART=halves: mxmtk split
 #     into two loops over the halves of k (halves.py); PART=ro: the
-#     second loop's accumulations reordered (reorder.py), with bank counts.
+#     second loop's accumulations reordered (reorder.py), with bank counts;
+#     PART=ro2: the same on the SYR2K and MATMUL bests.
 #   PART=tm: SYR2K L's best setting of the 0f31f08 bench (uf=4) and the
 #     same with uf=8, each as hplopt gen writes it and rewritten by
 #     termmajor.py: "order" puts every point's first product before every
@@ -276,4 +277,35 @@ if has ro; then
     python3 $D/sassbanks.py "$OUT/r/ro/$f.sass" >> "$OUT/r/ro.txt" 2>&1
     rm -f "$OUT/r/ro/$f.cubin" "$OUT/r/ro/$f.clean.ptx" "$OUT/r/ro/$f.ptx" "$OUT/r/ro/$f.sass" "$OUT/r/ro/$f.cl"
   done
+fi
+if has ro2; then
+  # The order of the accumulations (reorder.py) on the bench's SYR2K best
+  # (one tile loop) and MATMUL's best: as generated, reversed, x-major;
+  # two rounds in turn, with each variant's FFMA bank conflicts.
+  mkdir -p "$OUT/r/ro2"
+  F='bszx=8,bszy=8,ftz=0,fullunroll=1,gswz=4,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,split=1,szx=512,szy=512,tw0=16,uf=8,vec=1,vw=4,warp=4,prefetch=0,fission=0'
+  $H gen syr2k --size L --params "$F" > "$OUT/r/ro2/syr2k.cl"
+  $H gen matmul --size L --params "$M" > "$OUT/r/ro2/matmul.cl"
+  for k in syr2k matmul; do
+    for m in reverse xmajor; do python3 $D/reorder.py $m 1 "$OUT/r/ro2/$k.cl" "$OUT/r/ro2/$k-$m.cl"; done
+  done
+  for round in 1 2; do
+    for k in syr2k matmul; do
+      p=$F; [ $k = matmul ] && p=$M
+      for f in $k $k-reverse $k-xmajor; do
+        echo "== round $round $f" >> "$OUT/r/ro2.txt"
+        $H run $k --size L -d GPU --reps 20 --params "$p" --source "$OUT/r/ro2/$f.cl" --binary "$OUT/r/ro2/$f.ptx" 2>&1 | grep -E "ms,|rror" >> "$OUT/r/ro2.txt"
+      done
+    done
+  done
+  for k in syr2k matmul; do
+    for f in $k $k-reverse $k-xmajor; do
+      echo "== $f" >> "$OUT/r/ro2.txt"
+      tr -d '\000' < "$OUT/r/ro2/$f.ptx" > "$OUT/r/ro2/$f.clean.ptx"
+      /usr/local/cuda/bin/ptxas -arch=sm_90 "$OUT/r/ro2/$f.clean.ptx" -o "$OUT/r/ro2/$f.cubin" >> "$OUT/r/ro2.txt" 2>&1
+      /usr/local/cuda/bin/cuobjdump -sass "$OUT/r/ro2/$f.cubin" > "$OUT/r/ro2/$f.sass"
+      python3 $D/sassbanks.py "$OUT/r/ro2/$f.sass" >> "$OUT/r/ro2.txt" 2>&1
+    done
+  done
+  rm -f "$OUT"/r/ro2/*.cubin "$OUT"/r/ro2/*.ptx "$OUT"/r/ro2/*.sass "$OUT"/r/ro2/*.cl
 fi
