@@ -11,14 +11,17 @@ import (
 var fission = &Pass{
 	Name:     "fission",
 	Requires: []*Pass{assembly},
-	Doc: `With fission, splits the tile loop into one loop per group of local
+	Doc: `With fission=1, splits the tile loop into one loop per group of local
 arrays that its statements use together: an accumulation of a sum of
 products over tiles of different arrays (c += a[y][k]*b[x][k] +
 b[y][k]*a[x][k], split into one accumulation per term) becomes two tile
 loops, each staging only its term's tiles, with its own copy of the first
 tile before it. Each loop then holds half the local tiles, half the
 prefetched registers and half the operands of a step, as a product of
-twice the length would. Runs after packing, on the assembled code: a statement's
+twice the length would. With fission=2, the tile loop stays one, and each
+of its steps runs the groups' steps in turn, each with its own copies,
+prefetch, computation and barriers: half the registers of the next tile
+are live at a time, in one loop. Runs after packing, on the assembled code: a statement's
 group is that of the local arrays it reads or writes, directly or through
 private variables (registers of the next tile, vector operands); integer
 statements that touch no group (counters, offsets, barriers) are repeated
@@ -28,10 +31,13 @@ Illegal without lmem or a tile loop, when one group holds every local
 array, when an accumulator is read in the loop, and when the loop writes
 global memory or an integer declared before it.`,
 	Run: func(s *state) error {
-		if !s.p.Fission {
+		mode := s.p.Fission
+		if mode == 0 {
 			return nil
 		}
 		switch {
+		case mode > 2:
+			return illegal("fission=%d: want 0, 1 or 2", mode)
 		case !s.p.LocalMem:
 			return illegal("fission needs lmem=1")
 		case s.tileLoop == nil:
@@ -47,6 +53,18 @@ global memory or an integer declared before it.`,
 		}
 		if len(g.roots) < 2 {
 			return illegal("fission: the tile loop uses its local arrays %s together, in one group: nothing to split", strings.Join(s.local.arrays, ", "))
+		}
+		if mode == 2 {
+			// One loop: each group's step in a block of its own (its
+			// declarations, prefetch=2's half counter among them, scoped).
+			var body []ast.Stmt
+			for _, r := range g.roots {
+				b, _ := g.filter(s.tileLoop.Body.List, r)
+				body = append(body, ast.NewBlock(b...))
+			}
+			s.tileLoop.Body = ast.NewBlock(body...)
+			s.tileLoop = nil
+			return nil
 		}
 		// The copies of the first tile before the loop (pipelining's
 		// prologue), with their barriers.

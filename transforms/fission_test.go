@@ -11,10 +11,11 @@ import (
 	"github.com/hplopt/hplopt/transforms"
 )
 
-// TestFission checks that fission splits SYR2K's tile loop into two, each
-// staging only its term's two tiles (l_a and l_b, then l_b2 and l_a2),
-// with their prologue copies, prefetch registers and vector reads, and
-// that such variants, across prefetch 0 to 2, unrolled points or not,
+// TestFission checks that fission=1 splits SYR2K's tile loop into two,
+// each staging only its term's two tiles (l_a and l_b, then l_b2 and
+// l_a2), with their prologue copies, prefetch registers and vector reads,
+// that fission=2 keeps one loop that uses the first term's tiles before
+// the second's in each step, and that such variants, across prefetch 0 to 2, unrolled points or not,
 // packed reads or not, split and vectors, compute the single-point
 // kernel's result on the OpenCL device.
 func TestFission(t *testing.T) {
@@ -33,6 +34,10 @@ func TestFission(t *testing.T) {
 		"lszx=8,lszy=8,bszx=4,bszy=1,vec=4,fullunroll=1,lmem=1,tw0=8,prefetch=1,fission=1",
 		"lszx=8,lszy=8,bszx=2,bszy=2,fullunroll=1,lmem=1,tw0=8,prefetch=1,split=2,fission=1",
 	}
+	// fission=2: one tile loop, each step the two terms' steps in turn.
+	for _, set := range settings[:4] {
+		settings = append(settings, strings.Replace(set, "fission=1", "fission=2", 1))
+	}
 	vs, ps := variantsOf(t, prob, settings)
 	for i, v := range vs {
 		src, err := codegen.Source(v.Kernel)
@@ -47,6 +52,19 @@ func TestFission(t *testing.T) {
 			}
 			body := braced(rest[i:])
 			loops, rest = append(loops, body), rest[i+len(body):]
+		}
+		if strings.Contains(settings[i], "fission=2") {
+			// One loop; in it, the first term's tiles before the second's.
+			if len(loops) != 1 {
+				t.Errorf("%s: %d tile loops, want 1:\n%s", settings[i], len(loops), src)
+				continue
+			}
+			last1 := max(strings.LastIndex(loops[0], "l_a["), strings.LastIndex(loops[0], "l_b["))
+			first2 := min(strings.Index(loops[0], "l_b2["), strings.Index(loops[0], "l_a2["))
+			if first2 < 0 || last1 > first2 {
+				t.Errorf("%s: the second term's tiles are used before the first's last use:\n%s", settings[i], loops[0])
+			}
+			continue
 		}
 		if len(loops) != 2 {
 			t.Errorf("%s: %d tile loops, want 2:\n%s", settings[i], len(loops), src)
@@ -91,6 +109,8 @@ func TestFissionIllegal(t *testing.T) {
 		{problemOf(t, syr2k, nil), "lszx=8,lszy=8,fission=1", "needs lmem=1"},
 		{problemOf(t, syr2k, nil), "lszx=8,lszy=8,lmem=1,fission=1", "no compute loop is split into tiles"},
 		{problemOf(t, matmul, nil), "lszx=8,lszy=8,lmem=1,tw0=8,prefetch=1,fission=1", "in one group: nothing to split"},
+		{problemOf(t, matmul, nil), "lszx=8,lszy=8,lmem=1,tw0=8,prefetch=1,fission=2", "in one group: nothing to split"},
+		{problemOf(t, syr2k, nil), "lszx=8,lszy=8,lmem=1,tw0=8,fission=3", "want 0, 1 or 2"},
 	} {
 		pins, err := transforms.ParsePins(c.set)
 		if err != nil {

@@ -97,13 +97,15 @@ type Params struct {
 	// instructions beside each rsqrt). Results on denormal values differ
 	// by rounding; every variant is checked. An extension.
 	FTZ bool
-	// Fission (fission) splits the tile loop into one loop per group of
-	// local arrays that its statements use together: the terms of an
+	// Fission (fission) separates the statements of the tile loop by the
+	// groups of local arrays they use together: the terms of an
 	// accumulation of a sum of products over different tiles
-	// (c += a[y][k]*b[x][k] + b[y][k]*a[x][k]) each get a tile loop of
-	// their own, staging half the tiles. Needs lmem and a tile loop; an
+	// (c += a[y][k]*b[x][k] + b[y][k]*a[x][k]). 1 gives each group a tile
+	// loop of its own, staging half the tiles; 2 keeps one tile loop whose
+	// step runs the groups' steps in turn (each its own copies, prefetch,
+	// computation and barriers). 0: off. Needs lmem and a tile loop; an
 	// extension.
-	Fission bool
+	Fission int
 }
 
 // Name is the name of one optimizer parameter, as the command line, the
@@ -189,7 +191,7 @@ var defs = []Def{
 	{Gswz, false, 1, -1, "launch work-groups in bands of gswz rows (extension)"},
 	{Split, false, -1, 0, "run the outermost compute loop in split parts on split work-items of a group, partial sums added in local memory, 1 = off (extension)"},
 	{FTZ, true, -1, -1, "build with -cl-denorms-are-zero: denormals flushed, special functions without their fix-up (extension)"},
-	{Fission, true, -1, 0, "with lmem, one tile loop per group of local arrays used together: the terms of a sum of products over different tiles (extension)"},
+	{Fission, false, -1, 0, "with lmem, the tile loop's statements by groups of local arrays used together (the terms of a sum of products over different tiles): 1 a loop per group, 2 one loop, the groups' steps in turn (extension)"},
 }
 
 // Defs returns the definitions of every parameter, in their fixed order.
@@ -264,7 +266,7 @@ func (p *Params) field(name Name) (*int, *bool) {
 	case FTZ:
 		return nil, &p.FTZ
 	case Fission:
-		return nil, &p.Fission
+		return &p.Fission, nil
 	}
 	return nil, nil
 }

@@ -67,7 +67,7 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 	p.Transpose = p.LocalMem && r.IntN(2) == 0
 	if p.LocalMem && p.Tile != [3]int{} {
 		p.Prefetch = some([]int{1, 2})
-		p.Fission = r.IntN(2) == 0
+		p.Fission = some([]int{1, 2})
 	}
 	if len(size.N) >= 2 {
 		var warps, bands []int
@@ -117,8 +117,8 @@ func dropExtension(r *rand.Rand, p *transforms.Params) bool {
 	if p.Split > 1 {
 		set = append(set, func() { p.Split = 0 })
 	}
-	if p.Fission {
-		set = append(set, func() { p.Fission = false })
+	if p.Fission > 0 {
+		set = append(set, func() { p.Fission = 0 })
 	}
 	if len(set) == 0 {
 		return false
@@ -232,7 +232,7 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 					}
 					batch = append(batch, v)
 					settings = append(settings, p)
-					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1, "split": p.Split > 1, "fission": p.Fission} {
+					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1, "split": p.Split > 1, "fission": p.Fission > 0} {
 						if on {
 							uses[name]++
 						}
