@@ -393,7 +393,7 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 	if res.Outcome == autotune.Wrong && len(res.Times) > 0 {
 		// Timed, then checked: the time of a hand edit is still worth
 		// seeing, as run of a benchmark kernel shows it.
-		fmt.Fprintf(stdout, "%.3f ms, the kernel as written %.3f ms (medians of %d), check WRONG\n", medianOf(res.Times), base, len(res.Times))
+		fmt.Fprintf(stdout, "%.3f ms, the kernel as written %.3f ms (medians of %d), check WRONG\n", runner.Median(res.Times), base, len(res.Times))
 		return fail(fmt.Errorf("%s: %v", res.Outcome, res.Err))
 	}
 	if res.Outcome != autotune.OK {
@@ -425,14 +425,4 @@ func (f *clFile) run(cfg *runConfig, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-// medianOf returns the median of times (ms), without changing them.
-func medianOf(times []float64) float64 {
-	xs := slices.Sorted(slices.Values(times))
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }

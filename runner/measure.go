@@ -596,7 +596,7 @@ func (m *Measurer) run(ctx context.Context, v Variant, opt runOptions) (out ran)
 	if out.timed = len(times); warmOnly {
 		out.timed = 0
 	}
-	out.res = autotune.Result{Outcome: autotune.OK, Ms: median(slices.Clone(times)), Times: times, Cost: cost}
+	out.res = autotune.Result{Outcome: autotune.OK, Ms: Median(times), Times: times, Cost: cost}
 	if !opt.readBack {
 		return out
 	}
@@ -700,10 +700,11 @@ func (m *Measurer) checkHost(res autotune.Result) autotune.Result {
 	return res
 }
 
-// median returns the median of xs (the mean of the middle two for an even
-// count); xs is sorted.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
+// Median returns the median of xs (the mean of the middle two for an even
+// count), the time Measure reports of its timed launches; xs is left as
+// it is.
+func Median(xs []float64) float64 {
+	xs = slices.Sorted(slices.Values(xs))
 	n := len(xs)
 	if n%2 == 1 {
 		return xs[n/2]
