@@ -311,21 +311,7 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 			trans = []int{0, 1}
 		}
 		params = append(params, autotune.Param{Name: name(transforms.LTrans), Deps: []string{name(transforms.LMem)}, Range: withLMem(trans)})
-		deps := []string{name(transforms.LMem)}
-		for i := range loops {
-			deps = append(deps, name(transforms.Tile(i)))
-		}
-		params = append(params, autotune.Param{Name: name(transforms.Prefetch), Deps: deps, Range: func(p autotune.Point) []int {
-			if spec.CPU || p.Get(name(transforms.LMem)) == 0 {
-				return []int{0}
-			}
-			for _, tw := range deps[1:] {
-				if p.Get(tw) > 0 {
-					return []int{0, 1, 2}
-				}
-			}
-			return []int{0}
-		}})
+		params = append(params, tiledParam(transforms.Prefetch, loops, !spec.CPU, []int{0, 1, 2}))
 		params = append(params, splitParam(spec, maxWG))
 	}
 	ftz := []int{0}
@@ -334,7 +320,7 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 	}
 	params = append(params, autotune.Param{Name: name(transforms.FTZ), Range: func(autotune.Point) []int { return ftz }})
 	if loops > 0 {
-		params = append(params, fissionParam(spec, loops))
+		params = append(params, tiledParam(transforms.Fission, loops, spec.Fission && !spec.CPU, []int{0, 1}))
 	}
 
 	for n := range spec.Fixed {
@@ -549,19 +535,19 @@ func ParamOrder() []string {
 	return s.Names()
 }
 
-// fissionParam is fission's parameter: 0, and 1 with lmem and a tiled loop
-// on a GPU for a kernel whose accumulation's terms read different
-// elements.
-func fissionParam(spec Table2Spec, loops int) autotune.Param {
+// tiledParam is the parameter name of a technique that acts on a tile
+// loop staged in local memory (prefetch, fission): the values on with lmem
+// and some tw not 0, else 0 alone.
+func tiledParam(n transforms.Name, loops int, on bool, values []int) autotune.Param {
 	deps := []string{string(transforms.LMem)}
 	for i := range loops {
 		deps = append(deps, string(transforms.Tile(i)))
 	}
-	return autotune.Param{Name: string(transforms.Fission), Deps: deps, Range: func(p autotune.Point) []int {
-		if spec.Fission && !spec.CPU && p.Get(string(transforms.LMem)) == 1 {
+	return autotune.Param{Name: string(n), Deps: deps, Range: func(p autotune.Point) []int {
+		if on && p.Get(deps[0]) == 1 {
 			for _, tw := range deps[1:] {
 				if p.Get(tw) > 0 {
-					return []int{0, 1}
+					return values
 				}
 			}
 		}
