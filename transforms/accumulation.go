@@ -325,6 +325,8 @@ func writtenName(x ast.Expr) string {
 		return x.Name
 	case *ast.Index:
 		return x.Array
+	case *ast.Load: // a vector store
+		return x.Ref.Array
 	}
 	return ""
 }

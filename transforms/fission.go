@@ -169,14 +169,7 @@ func written(st ast.Stmt) (string, ast.AssignOp) {
 	case *ast.Decl:
 		return st.Name, ast.Set
 	case *ast.Assign:
-		switch l := st.LHS.(type) {
-		case *ast.Ident:
-			return l.Name, st.Op
-		case *ast.Index:
-			return l.Array, st.Op
-		case *ast.Load:
-			return l.Ref.Array, st.Op
-		}
+		return writtenName(st.LHS), st.Op
 	}
 	return "", ast.Set
 }

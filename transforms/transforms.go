@@ -37,7 +37,10 @@
 // pipelining overlaps the copy of the next tile with the computation
 // (prefetch), vectorization computes runs of points along x as OpenCL
 // vectors (vec), packing reads local elements in float2/float4 runs and
-// shared elements once (pack); staging can store tiles transposed
+// shared elements once (pack); fission separates the tile loop's
+// statements by the groups of local arrays they use together, the terms of
+// an accumulation over different tiles, into a loop each or into steps in
+// turn (fission); staging can store tiles transposed
 // (ltrans), and the geometry can place a warp's work-items in a 2D
 // sub-block (warp) and launch work-groups in bands (gswz).
 //
