@@ -1,7 +1,6 @@
 package transforms_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -112,18 +111,7 @@ func TestFissionIllegal(t *testing.T) {
 		{problemOf(t, matmul, nil), "lszx=8,lszy=8,lmem=1,tw0=8,prefetch=1,fission=2", "in one group: nothing to split"},
 		{problemOf(t, syr2k, nil), "lszx=8,lszy=8,lmem=1,tw0=8,fission=3", "want 0, 1 or 2"},
 	} {
-		pins, err := transforms.ParsePins(c.set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := transforms.Complete(c.prob, pins)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = transforms.Apply(c.prob, p)
-		if !errors.Is(err, transforms.ErrIllegal) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an illegal setting saying %q", c.set, err, c.want)
-		}
+		wantIllegal(t, c.prob, c.set, c.want)
 	}
 }
 

@@ -44,6 +44,24 @@ func variantsOf(t *testing.T, prob *transforms.Problem, settings []string) ([]*t
 	return vs, ps
 }
 
+// wantIllegal checks that the setting set (as --params gives it) of prob
+// is rejected as illegal with an error that says want.
+func wantIllegal(t *testing.T, prob *transforms.Problem, set, want string) {
+	t.Helper()
+	pins, err := transforms.ParsePins(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := transforms.Complete(prob, pins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = transforms.ApplyChecked(prob, p)
+	if !errors.Is(err, transforms.ErrIllegal) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: error %v; want ErrIllegal with %q", set, err, want)
+	}
+}
+
 // benchInstance is the instance of benchmark name at n points and k
 // iterations per loop.
 func benchInstance(t *testing.T, name string, n, k []int) (*kernels.Instance, kernels.Size) {
@@ -190,20 +208,7 @@ func TestSplitIllegal(t *testing.T) {
 		{"vec", conv(256, 64), "lszx=16,bszx=4,vec=4,split=2", "split=2 with vec=4"},
 		{"tiles from the split loop's counter", triangularProblem(triLowerCounter, 21, 19), "lszx=4,bszx=4,tw1=3,lmem=1,split=3", "the tiles of loop j are bounded by the counter of loop i"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			pins, err := transforms.ParsePins(tc.set)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := transforms.Complete(tc.prob, pins)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = transforms.ApplyChecked(tc.prob, p)
-			if !errors.Is(err, transforms.ErrIllegal) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s: error %v; want ErrIllegal with %q", tc.set, err, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantIllegal(t, tc.prob, tc.set, tc.want) })
 	}
 }
 
