@@ -117,3 +117,29 @@ if has long; then
   done
   $H run matmul --size L -d GPU --reps 20 --params "$M" 2>&1 | keep >> "$OUT/r/long-matmul.txt"
 fi
+if has rs; then
+  # restrict: the best settings of SYR2K (16x16, the bench's), SYRK (the
+  # 270 s search's) and MATMUL, and the phase loop of the 32x16 SYR2K, each
+  # as generated and with every pointer argument (and the phase loop's P
+  # and Q) declared restrict (sed), twice in turn.
+  mkdir -p "$OUT/r/rs"
+  SK='bszx=8,bszy=8,fission=0,ftz=0,fullunroll=1,gswz=1,interleave=1,lcopy=0,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=2'
+  declare -A P=([syr2k]="$F,prefetch=0,fission=0" [syrk]="$SK" [matmul]="$M" [phase]="$S,fission=1")
+  for v in syr2k syrk matmul phase; do
+    k=$v; [ $v = phase ] && k=syr2k
+    $H gen $k --size L --params "${P[$v]}" > "$OUT/r/rs/$v.cl"
+    [ $v = phase ] && { python3 $D/phase.py "$OUT/r/rs/$v.cl" "$OUT/r/rs/$v.tmp" && mv "$OUT/r/rs/$v.tmp" "$OUT/r/rs/$v.cl"; }
+    sed -E 's/(__global (const )?float \*)([a-zA-Z_][a-zA-Z0-9_]*)([,)])/\1restrict \3\4/g; s/(__global const float \*)(P|Q) =/\1restrict \2 =/' "$OUT/r/rs/$v.cl" > "$OUT/r/rs/$v-restrict.cl"
+    diff "$OUT/r/rs/$v.cl" "$OUT/r/rs/$v-restrict.cl" > "$OUT/r/rs/$v.diff"
+  done
+  for round in 1 2; do
+    for v in syr2k syrk matmul phase; do
+      k=$v; [ $v = phase ] && k=syr2k
+      for f in $v $v-restrict; do
+        echo "== round $round $f" >> "$OUT/r/rs.txt"
+        $H run $k --size L -d GPU --reps 20 --params "${P[$v]}" --source "$OUT/r/rs/$f.cl" 2>&1 | keep >> "$OUT/r/rs.txt"
+      done
+    done
+  done
+  rm -f "$OUT"/r/rs/*.cl
+fi
