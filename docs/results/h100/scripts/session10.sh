@@ -11,6 +11,9 @@
 #     `hplopt run --reps 20` (checked against the CPU reference), twice in
 #     turn, with -cl-nv-verbose's registers; then the FFMA bank conflicts
 #     (sassbanks.py) of the phase variants and of fission=1.
+#   PART=xeon: a PoCL replay table of MATMUL n=1024 on the host's Xeon, and
+#     its rows measured again; PART=long: SYRK and SYR2K L tuned $T s;
+#     PART=rs: four variants with their pointer arguments restrict.
 # Run from the repository root:  OUT=/some/dir PART=ph bash docs/results/h100/scripts/session10.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
