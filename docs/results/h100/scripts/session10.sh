@@ -13,7 +13,9 @@
 #     (sassbanks.py) of the phase variants and of fission=1.
 #   PART=xeon: a PoCL replay table of MATMUL n=1024 on the host's Xeon, and
 #     its rows measured again; PART=long: SYRK and SYR2K L tuned $T s;
-#     PART=rs: four variants with their pointer arguments restrict.
+#     PART=rs: four variants with their pointer arguments restrict;
+#     PART=loc: SYRK and SYR2K searched in the subspace around their bests;
+#     PART=cmp: those bests beside MATMUL's, three rounds.
 # Run from the repository root:  OUT=/some/dir PART=ph bash docs/results/h100/scripts/session10.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -145,4 +147,29 @@ if has rs; then
     done
   done
   rm -f "$OUT"/r/rs/*.cl
+fi
+if has loc; then
+  # SYRK and SYR2K L searched $T s each (genetic) in the subspace around
+  # the 270 s searches' bests: the passes and the per-item block pinned
+  # (lmem, ltrans, pack, fullunroll, interleave, vw=4, 8x8 points, split
+  # and fission off), the shape, tile, unrolling, prefetch, warp, gswz and
+  # lcopy free; MATMUL's best setting before and after.
+  T=${T:-130}
+  PIN='bszx=8,bszy=8,fission=0,ftz=0,fullunroll=1,interleave=1,lmem=1,ltrans=1,pack=1,split=1,vec=1,vw=4'
+  $H run matmul --size L -d GPU --reps 20 --params "$M" 2>&1 | keep > "$OUT/r/loc-matmul.txt"
+  for k in ${LONG:-syrk syr2k}; do
+    (cd "$OUT/r" && $H tune $k --size L -d GPU -s genetic -t $T --params "$PIN" --no-db > loc$T-$k.txt 2>&1)
+  done
+  $H run matmul --size L -d GPU --reps 20 --params "$M" 2>&1 | keep >> "$OUT/r/loc-matmul.txt"
+fi
+if has cmp; then
+  # The PART=loc bests of SYRK and SYR2K beside MATMUL's best setting, each
+  # through hplopt run --reps 20, three rounds in turn.
+  SK='bszx=8,bszy=8,fission=0,ftz=0,fullunroll=1,gswz=2,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=32,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=2'
+  S2K='bszx=8,bszy=8,fission=0,ftz=0,fullunroll=1,gswz=2,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,prefetch=0,split=1,szx=512,szy=512,tw0=16,uf=8,vec=1,vw=4,warp=8'
+  for round in 1 2 3; do
+    $H run matmul --size L -d GPU --reps 20 --params "$M" 2>&1 | keep >> "$OUT/r/cmp.txt"
+    $H run syrk --size L -d GPU --reps 20 --params "$SK" 2>&1 | keep >> "$OUT/r/cmp.txt"
+    $H run syr2k --size L -d GPU --reps 20 --params "$S2K" 2>&1 | keep >> "$OUT/r/cmp.txt"
+  done
 fi
