@@ -64,8 +64,9 @@ func TestNearSeeds(t *testing.T) {
 		}
 		seeds := canonicalSeeds([]int{4096, 4096}, []int{4096}, false)
 		for i, want := range []map[string]int{
-			{"lszx": 16, "lszy": 16, "warp": 0, "tw0": 16},
-			{"lszx": 32, "lszy": 16, "warp": 2, "tw0": 8},
+			{"lszx": 16, "lszy": 16, "warp": 0, "tw0": 16, "uf": 4},
+			{"lszx": 32, "lszy": 16, "warp": 2, "tw0": 8, "uf": 4},
+			{"lszx": 16, "lszy": 32, "warp": 2, "tw0": 8, "uf": 8},
 		} {
 			pt, err := space.PointOf(seeds[i])
 			if err != nil {
