@@ -297,10 +297,8 @@ func (s *state) fissionGroups(t *ast.For) (*fissionGroups, error) {
 		}
 	}
 	for _, st := range ls {
-		w, op := written(st)
-		acc := g.accs[w] && (op == ast.AddSet || op == ast.SubSet)
 		var prev string
-		for _, n := range dataNames(st, acc) {
+		for _, n := range dataNames(st, g.summed(st)) {
 			if g.accs[n] {
 				return nil, illegal("fission: the accumulator %s is read in the tile loop", n)
 			}
@@ -322,6 +320,13 @@ func (s *state) fissionGroups(t *ast.For) (*fissionGroups, error) {
 	return g, nil
 }
 
+// summed reports whether the leaf statement st adds to or subtracts from
+// an accumulator (which then joins no group).
+func (g *fissionGroups) summed(st ast.Stmt) bool {
+	w, op := written(st)
+	return g.accs[w] && (op == ast.AddSet || op == ast.SubSet)
+}
+
 // stmtRoots returns the groups the leaves of st belong to.
 func (g *fissionGroups) stmtRoots(st ast.Stmt) []string {
 	var out []string
@@ -336,9 +341,7 @@ func (g *fissionGroups) stmtRoots(st ast.Stmt) []string {
 // root returns the group of a leaf statement: "" when it touches no data
 // (it is repeated in every loop).
 func (g *fissionGroups) root(st ast.Stmt) string {
-	w, op := written(st)
-	acc := g.accs[w] && (op == ast.AddSet || op == ast.SubSet)
-	for _, n := range dataNames(st, acc) {
+	for _, n := range dataNames(st, g.summed(st)) {
 		if _, ok := g.parent[n]; ok {
 			return g.find(n)
 		}
@@ -418,21 +421,10 @@ func Fissionable(prob *Problem) bool {
 // array elements, two terms being in one group when they read an element
 // in common (the same array and subscripts).
 func termGroups(x ast.Expr) int {
-	var terms []ast.Expr
-	var split func(ast.Expr)
-	split = func(x ast.Expr) {
-		if b, ok := x.(*ast.Binary); ok && (b.Op == ast.Add || b.Op == ast.Sub) {
-			split(b.X)
-			split(b.Y)
-			return
-		}
-		terms = append(terms, x)
-	}
-	split(x)
 	var groups []map[string]bool
-	for _, t := range terms {
+	for _, t := range flattenSum(x, false, nil) {
 		refs := map[string]bool{}
-		ast.Inspect(t, func(n ast.Node) bool {
+		ast.Inspect(t.x, func(n ast.Node) bool {
 			if ix, ok := n.(*ast.Index); ok {
 				refs[ast.ExprString(ix)] = true
 			}
