@@ -21,14 +21,7 @@ func variantsOf(t *testing.T, prob *transforms.Problem, settings []string) ([]*t
 	var vs []*transforms.Variant
 	var ps []transforms.Params
 	for _, set := range settings {
-		pins, err := transforms.ParsePins(set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := transforms.Complete(prob, pins)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pins, p := completed(t, prob, set)
 		v, err := transforms.ApplyChecked(prob, p)
 		if err != nil {
 			t.Fatalf("%s: %v", set, err)
@@ -44,9 +37,9 @@ func variantsOf(t *testing.T, prob *transforms.Problem, settings []string) ([]*t
 	return vs, ps
 }
 
-// wantIllegal checks that the setting set (as --params gives it) of prob
-// is rejected as illegal with an error that says want.
-func wantIllegal(t *testing.T, prob *transforms.Problem, set, want string) {
+// completed parses the setting set (as --params gives it) and completes
+// it for prob (transforms.Complete).
+func completed(t *testing.T, prob *transforms.Problem, set string) (map[transforms.Name]int, transforms.Params) {
 	t.Helper()
 	pins, err := transforms.ParsePins(set)
 	if err != nil {
@@ -56,7 +49,15 @@ func wantIllegal(t *testing.T, prob *transforms.Problem, set, want string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = transforms.ApplyChecked(prob, p)
+	return pins, p
+}
+
+// wantIllegal checks that the setting set (as --params gives it) of prob
+// is rejected as illegal with an error that says want.
+func wantIllegal(t *testing.T, prob *transforms.Problem, set, want string) {
+	t.Helper()
+	_, p := completed(t, prob, set)
+	_, err := transforms.ApplyChecked(prob, p)
 	if !errors.Is(err, transforms.ErrIllegal) || !strings.Contains(err.Error(), want) {
 		t.Errorf("%s: error %v; want ErrIllegal with %q", set, err, want)
 	}
