@@ -212,14 +212,7 @@ func goldenCase(t *testing.T, comment []byte) (*transforms.Problem, transforms.P
 	if prob == nil {
 		t.Fatal(`no problem in the comment: want a line "matmul M N K", "kernel NAME SIZE" or "test NAME"`)
 	}
-	pins, err := transforms.ParsePins(params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := transforms.Complete(prob, pins)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := completed(t, prob, params)
 	return prob, p
 }
 
