@@ -92,7 +92,7 @@ func TestReplayRecords(t *testing.T) {
 		t.Fatalf("export: status %d\n%s%s", st, out, errs)
 	}
 	data, _ := os.ReadFile(table)
-	for _, want := range []string{"# kernel: mxm\n", "# start: bszx=1,", "\nbszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,fission,time_ms,cost_ms\n"} {
+	for _, want := range []string{"# kernel: mxm\n", "# start: bszx=1,", "\nbszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,fission,coff,time_ms,cost_ms\n"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the exported table lacks %q:\n%s", want, data)
 		}

@@ -21,8 +21,8 @@ func ExampleTable2() {
 	tp := toParams(p)
 	fmt.Println("global", tp.Global, "local", tp.Local, "block", tp.Block, "tile", tp.Tile, "uf", tp.Unroll)
 	// Output:
-	// [bszx bszy fullunroll interleave vw vec lszx szx lszy warp szy gswz tw0 uf lmem lcopy pack ltrans prefetch split ftz fission]
-	// 2159109700 points
-	// bszx=16,bszy=4,fullunroll=1,interleave=1,vw=4,vec=4,lszx=2,szx=64,lszy=1,warp=0,szy=64,gswz=2,tw0=256,uf=8,lmem=1,lcopy=1,pack=0,ltrans=0,prefetch=1,split=1,ftz=0,fission=0
-	// global [64 64 0] local [2 1 0] block [16 4 0] tile [256 0 0] uf 8
+	// [bszx bszy fullunroll interleave vw vec lszx szx lszy warp szy gswz tw0 uf lmem lcopy pack ltrans prefetch split ftz fission coff]
+	// 4135716100 points
+	// bszx=16,bszy=4,fullunroll=1,interleave=1,vw=4,vec=4,lszx=2,szx=64,lszy=1,warp=0,szy=32,gswz=2,tw0=0,uf=4,lmem=1,lcopy=1,pack=1,ltrans=0,prefetch=0,split=2,ftz=0,fission=0,coff=1
+	// global [64 32 0] local [2 1 0] block [16 4 0] tile [0 0 0] uf 4
 }

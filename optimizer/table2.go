@@ -62,7 +62,7 @@ type Table2Spec struct {
 // so that records of another space are never applied to this one (they are
 // marked stale). Bump it whenever the space changes; TestSpaceVersion
 // fails when the space of a few kernels changes while it stays the same.
-const SpaceVersion = "table2-8"
+const SpaceVersion = "table2-9"
 
 // Limits of the Table 2 ranges.
 const (
@@ -149,6 +149,9 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	                 whose accumulation's terms read different elements
 //	                 (Fission), else 0: one tile loop per term. Absent
 //	                 without compute loops.
+//	coff             {0, 1} with lmem on a GPU, else 0: each round of a
+//	                 copy into local memory as the work-item's element plus
+//	                 constants.
 //
 // The order puts each parameter right after those its range reads, which
 // keeps the memo tables of the counting small (a 3D space of 3e9 points is
@@ -322,6 +325,11 @@ func Table2(spec Table2Spec) (*autotune.Space, func(autotune.Point) transforms.P
 	if loops > 0 {
 		params = append(params, tiledParam(transforms.Fission, loops, spec.Fission && !spec.CPU, []int{0, 1}))
 	}
+	coff := []int{0}
+	if !spec.CPU {
+		coff = []int{0, 1}
+	}
+	params = append(params, autotune.Param{Name: name(transforms.COff), Deps: []string{name(transforms.LMem)}, Range: withLMem(coff)})
 
 	for n := range spec.Fixed {
 		found := false

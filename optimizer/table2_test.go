@@ -70,9 +70,9 @@ func TestTable2Names(t *testing.T) {
 		dims, loops int
 		want        string
 	}{
-		{1, 0, "bszx,fullunroll,interleave,vw,vec,lszx,szx,lmem,lcopy,ftz"},
-		{2, 1, "bszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,fission"},
-		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,fission"},
+		{1, 0, "bszx,fullunroll,interleave,vw,vec,lszx,szx,lmem,lcopy,ftz,coff"},
+		{2, 1, "bszx,bszy,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,tw0,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,fission,coff"},
+		{3, 3, "bszx,bszy,bszz,fullunroll,interleave,vw,vec,lszx,szx,lszy,warp,szy,gswz,lszz,szz,tw0,tw1,tw2,uf,lmem,lcopy,pack,ltrans,prefetch,split,ftz,fission,coff"},
 	} {
 		spec := Table2Spec{Domain: make([]int, tc.dims), Loops: make([]int, tc.loops)}
 		for i := range spec.Domain {
@@ -164,8 +164,11 @@ func checkTable2(t *testing.T, spec Table2Spec, tp transforms.Params) {
 	if v := tp.Vec; v != 0 && (v < 2 || v > 16 || run%v != 0 || spec.Domain[0]%v != 0 || (spec.CPU && v == 2) || (!spec.CPU && v > 4)) {
 		t.Fatalf("%v: vec", tp)
 	}
-	if !tp.LocalMem && (tp.Pack || tp.Transpose || tp.Prefetch != 0 || tp.LoopCopy) {
+	if !tp.LocalMem && (tp.Pack || tp.Transpose || tp.Prefetch != 0 || tp.LoopCopy || tp.CopyOffsets) {
 		t.Fatalf("%v: lmem's extensions without lmem", tp)
+	}
+	if tp.CopyOffsets && spec.CPU {
+		t.Fatalf("%v: coff on a CPU", tp)
 	}
 	if tp.Transpose && !spec.Transposable {
 		t.Fatalf("%v: ltrans on a kernel that is not transposable", tp)
@@ -288,8 +291,13 @@ func bruteTable2(spec Table2Spec) int {
 				n = 2 * runs
 			}
 			rest := 1
+			// coff 0, or 0 and 1 on a GPU, with lmem.
+			coff := 2
+			if spec.CPU {
+				coff = 1
+			}
 			if spec.Halo {
-				rest = 3 // lmem 0, or lmem 1 with lcopy 0 or 1
+				rest = 1 + 2*coff // lmem 0, or lmem 1 with lcopy 0 or 1
 			}
 			if len(spec.Loops) > 0 {
 				// tw (one loop) x uf x (lmem 0, or lmem 1 with lcopy 0 or
@@ -312,7 +320,7 @@ func bruteTable2(spec Table2Spec) int {
 							}
 						}
 					}
-					lmem := 2 * 2
+					lmem := 2 * 2 * coff
 					if spec.Transposable {
 						lmem *= 2
 					}

@@ -106,6 +106,18 @@ type Params struct {
 	// computation and barriers). 0: off. Needs lmem and a tile loop; an
 	// extension.
 	Fission int
+	// CopyOffsets (coff) writes the element a work-item copies into local
+	// memory in each round of a copy as the work-item's own element plus a
+	// constant: where the round's offset r*wg is a multiple of a local
+	// index's stride, (flat + r*wg) / stride becomes flat/stride +
+	// r*wg/stride, and its remainder by the tile's extent flat/stride %
+	// ext when the constant is a multiple of the extent. The compiler
+	// cannot do this itself: the indices are signed and it does not know
+	// that the flat local id is never negative, so it computes each
+	// round's indices and addresses anew (on the H100, SYR2K's tile loops
+	// spent their time waiting on those instructions). Needs lmem; an
+	// extension.
+	CopyOffsets bool
 }
 
 // Name is the name of one optimizer parameter, as the command line, the
@@ -134,6 +146,7 @@ const (
 	Split            Name = "split"                // the outermost compute loop run in split parts by split work-items
 	FTZ              Name = "ftz"                  // build with -cl-denorms-are-zero
 	Fission          Name = "fission"              // one tile loop per group of local arrays used together
+	COff             Name = "coff"                 // a copy's rounds as the work-item's element plus constants
 )
 
 // Global, Local and Block return the name of the global size, the local
@@ -192,6 +205,7 @@ var defs = []Def{
 	{Split, false, -1, 0, "run the outermost compute loop in split parts on split work-items of a group, partial sums added in local memory, 1 = off (extension)"},
 	{FTZ, true, -1, -1, "build with -cl-denorms-are-zero: denormals flushed, special functions without their fix-up (extension)"},
 	{Fission, false, -1, 0, "with lmem, the tile loop's statements by groups of local arrays used together (the terms of a sum of products over different tiles): 1 a loop per group, 2 one loop, the groups' steps in turn (extension)"},
+	{COff, true, -1, -1, "with lmem, each round of a copy into local memory as the work-item's element plus constants (extension)"},
 }
 
 // Defs returns the definitions of every parameter, in their fixed order.
@@ -267,6 +281,8 @@ func (p *Params) field(name Name) (*int, *bool) {
 		return nil, &p.FTZ
 	case Fission:
 		return &p.Fission, nil
+	case COff:
+		return nil, &p.CopyOffsets
 	}
 	return nil, nil
 }

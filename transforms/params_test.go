@@ -62,14 +62,14 @@ func TestVocabulary(t *testing.T) {
 	}
 	// 2 dimensions and 1 loop: sz, lsz and bsz along x and y, fullunroll,
 	// interleave, vw, tw0, uf, lmem, lcopy, vec, pack, ltrans, prefetch,
-	// warp, gswz, split, ftz, fission; 1 dimension and no loop: szx,
-	// lszx, bszx, fullunroll, interleave, vw, lmem, lcopy (0 without
-	// loops), vec, ftz.
-	if got := len(transforms.Relevant(2, 1)); got != 22 {
-		t.Errorf("Relevant(2, 1) has %d names, want 22", got)
+	// warp, gswz, split, ftz, fission, coff; 1 dimension and no loop:
+	// szx, lszx, bszx, fullunroll, interleave, vw, lmem, lcopy (0 without
+	// loops), vec, ftz, coff.
+	if got := len(transforms.Relevant(2, 1)); got != 23 {
+		t.Errorf("Relevant(2, 1) has %d names, want 23", got)
 	}
-	if got := len(transforms.Relevant(1, 0)); got != 10 {
-		t.Errorf("Relevant(1, 0) has %d names, want 10: %v", got, transforms.Relevant(1, 0))
+	if got := len(transforms.Relevant(1, 0)); got != 11 {
+		t.Errorf("Relevant(1, 0) has %d names, want 11: %v", got, transforms.Relevant(1, 0))
 	}
 }
 

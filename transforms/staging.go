@@ -20,63 +20,80 @@ work-group copies each tile cooperatively between two barriers, in
 straight-line rounds or, with lcopy, in loops; the references are rewritten
 to local indices. A compute section without a loop nest has its arrays read
 in a neighbourhood of the point (a stencil's, patterns.Array.Halo) staged:
-the work-group's points with the halo, copied once per block.`,
+the work-group's points with the halo, copied once per block. With coff,
+each round of a copy indexes its element as the work-item's plus
+constants (illegal where no copy has rounds to fold).`,
 	Run: func(s *state) error {
 		if !s.p.LocalMem {
 			if s.p.Transpose {
 				return illegal("ltrans=1 needs lmem=1")
 			}
+			if s.p.CopyOffsets {
+				return illegal("coff=1 needs lmem=1")
+			}
 			return nil
 		}
-		if len(s.loops) == 0 {
-			if s.p.Transpose {
-				return illegal("ltrans=1: no tile is read along a compute loop (the compute section has no loop nest)")
-			}
-			return s.stageHalos()
-		}
-		byIndex := map[int]*nestLoop{}
-		for _, l := range s.loops {
-			byIndex[l.index] = l
-		}
-		if s.outer != nil {
-			// Its counter is one value for a whole tile of the nest: a
-			// constant of the staged tile.
-			byIndex[s.outer.index] = s.outer
-		}
-		var groups []*group
-		for _, arr := range s.info.Arrays {
-			if arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported || arr.Written {
-				continue
-			}
-			for _, g := range s.groupRefs(arr, s.body) {
-				if s.stageable(g, byIndex) {
-					groups = append(groups, g)
-				}
-			}
-		}
-		if len(groups) == 0 {
-			return illegal("lmem=1: no array of the loop body can be staged in local memory%s", s.whyNotStaged())
-		}
-		if s.p.Transpose {
-			n := 0
-			for _, g := range groups {
-				if g.perm = transposition(g.subs); g.perm != nil {
-					n++
-				}
-			}
-			if n == 0 {
-				return illegal("ltrans=1: no staged tile is read along a compute loop after a global id")
-			}
-		}
-		if err := s.declareStaged(groups); err != nil {
+		if err := s.stage(); err != nil {
 			return err
 		}
-		for _, g := range groups {
-			s.local.copies = append(s.local.copies, s.copyIn(g, byIndex))
-			s.rewriteStaged(g, byIndex, s.body)
+		if s.p.CopyOffsets && !s.local.folded {
+			return illegal("coff=1: no copy into local memory runs in rounds whose offsets are multiples of its tile's strides (each copies its tile in one round, or the work-group's size is not a multiple of a row): nothing to fold")
 		}
 		return nil
 	},
+}
+
+// stage stages the arrays of the loop body, or a stencil's halo without a
+// loop nest, in local memory.
+func (s *state) stage() error {
+	if len(s.loops) == 0 {
+		if s.p.Transpose {
+			return illegal("ltrans=1: no tile is read along a compute loop (the compute section has no loop nest)")
+		}
+		return s.stageHalos()
+	}
+	byIndex := map[int]*nestLoop{}
+	for _, l := range s.loops {
+		byIndex[l.index] = l
+	}
+	if s.outer != nil {
+		// Its counter is one value for a whole tile of the nest: a
+		// constant of the staged tile.
+		byIndex[s.outer.index] = s.outer
+	}
+	var groups []*group
+	for _, arr := range s.info.Arrays {
+		if arr.Pattern <= patterns.SinglePat || arr.Pattern >= patterns.Unsupported || arr.Written {
+			continue
+		}
+		for _, g := range s.groupRefs(arr, s.body) {
+			if s.stageable(g, byIndex) {
+				groups = append(groups, g)
+			}
+		}
+	}
+	if len(groups) == 0 {
+		return illegal("lmem=1: no array of the loop body can be staged in local memory%s", s.whyNotStaged())
+	}
+	if s.p.Transpose {
+		n := 0
+		for _, g := range groups {
+			if g.perm = transposition(g.subs); g.perm != nil {
+				n++
+			}
+		}
+		if n == 0 {
+			return illegal("ltrans=1: no staged tile is read along a compute loop after a global id")
+		}
+	}
+	if err := s.declareStaged(groups); err != nil {
+		return err
+	}
+	for _, g := range groups {
+		s.local.copies = append(s.local.copies, s.copyIn(g, byIndex))
+		s.rewriteStaged(g, byIndex, s.body)
+	}
+	return nil
 }
 
 // stageHalos stages, for a compute section without a loop nest, the
@@ -502,10 +519,11 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 	stride := total
 	for d, sub := range g.subs {
 		stride /= g.ext[d]
-		var i ast.Expr = ast.Bin(ast.Div, ast.Id(e), ast.IntConst(int64(stride)))
-		if d > 0 {
-			i = ast.Bin(ast.Rem, i, ast.IntConst(int64(g.ext[d])))
-		}
+		i := s.copyIndex(e, r, wg, stride, g.ext[d], d > 0)
+		// Folded: a division by the stride, or the remainder's constant,
+		// went from some round (a stride of 1 with a remainder left is
+		// the same code).
+		s.local.folded = s.local.folded || s.p.CopyOffsets && trips > 1 && wg%stride == 0 && (stride > 1 || d > 0 && wg/stride%g.ext[d] == 0)
 		iv := s.fresh(fmt.Sprintf("i%d_%s", d, g.arr.Name))
 		body = append(body, ast.IntDecl(iv, i))
 		local.Indices = append(local.Indices, ast.Id(iv))
@@ -555,7 +573,7 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 		// docs/results/h100/layout-experiment), so the search chooses.
 		var out []ast.Stmt
 		for round := 0; round < trips; round++ {
-			repl := map[string]ast.Expr{e: ast.Sum(s.flatLocalID(), ast.IntConst(int64(round*wg)))}
+			repl := map[string]ast.Expr{e: ast.Sum(s.flatLocalID(), ast.IntConst(int64(round*wg))), r: ast.IntConst(int64(round))}
 			for _, st := range body[1 : len(body)-1] {
 				d := st.(*ast.Decl)
 				repl[d.Name] = ast.Substitute(d.Init, repl)
@@ -569,6 +587,38 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 		unroll = 0
 	}
 	return &ast.For{Var: r, Lo: ast.IntConst(0), Hi: ast.IntConst(int64(trips)), Step: ast.IntConst(1), Body: ast.NewBlock(body...), Role: ast.CopyLoop, Unroll: unroll}
+}
+
+// copyIndex is the local index along one dimension of a tile (of stride
+// stride in the tile's flat order and extent ext; rem: taken modulo ext, as
+// every dimension's but the first) of the element e = flat + r*wg that the
+// work-item of flat local id flat copies in round r of a copy by wg
+// work-items: e / stride, modulo ext with rem. With coff, where wg is a
+// multiple of stride, it is flat/stride + r*(wg/stride), and only
+// (flat/stride) % ext with rem when wg/stride is a multiple of ext too: in
+// each round the work-item's own index plus a constant, which the compiler
+// cannot find in e / stride, not knowing that flat is never negative.
+func (s *state) copyIndex(e, r string, wg, stride, ext int, rem bool) ast.Expr {
+	if !s.p.CopyOffsets || wg%stride != 0 {
+		i := ast.Bin(ast.Div, ast.Id(e), ast.IntConst(int64(stride)))
+		if rem {
+			i = ast.Bin(ast.Rem, i, ast.IntConst(int64(ext)))
+		}
+		return i
+	}
+	q := s.flatLocalID()
+	if stride > 1 {
+		q = ast.Bin(ast.Div, q, ast.IntConst(int64(stride)))
+	}
+	k := wg / stride
+	if rem && k%ext == 0 {
+		return ast.Bin(ast.Rem, q, ast.IntConst(int64(ext)))
+	}
+	q = ast.Sum(q, ast.Product(ast.Id(r), ast.IntConst(int64(k))))
+	if rem {
+		q = ast.Bin(ast.Rem, q, ast.IntConst(int64(ext)))
+	}
+	return q
 }
 
 // rewriteStaged replaces g's references in parts by local ones.

@@ -43,6 +43,10 @@ type localMem struct {
 	copies []ast.Stmt // the copies of one tile into them, before the nest's element loops
 	bytes  int64      // the local memory the arrays take
 	arrays []string   // their names (Variant.Staged)
+	// folded says that coff wrote some copy's rounds as the work-item's
+	// element plus constants (a copy of two or more rounds whose offsets
+	// are multiples of a stride).
+	folded bool
 }
 
 // privateMem is what is held in private memory for each point of a block:

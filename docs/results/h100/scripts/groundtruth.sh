@@ -8,8 +8,8 @@
 #   $OUT/groundtruth/conv2d1024-h100.csv  2DCONV n=1024x1024 k=7x7,   885 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
-# The extensions of spaces table2-3 and table2-4 (vec, pack, ltrans,
-# prefetch, warp, gswz, split) are pinned to their neutral values, so the
+# The extensions of spaces table2-3, table2-4 and table2-9 (vec, pack, ltrans,
+# prefetch, warp, gswz, split, coff) are pinned to their neutral values, so the
 # tables are subspaces of table2-2's passes. The counts are those of the space with the H100's limits (work-
 # groups of at most 1024, local sizes at most 1024x1024x64); the test
 # TestGroundTruthSpaces (optimizer) checks them. Each table takes about
@@ -49,11 +49,11 @@ for t in "${@:-matmul conv2d}"; do
 		case $which in
 		matmul)
 			record matmul1024-h100 matmul "-n 1024,1024 -k 1024" \
-				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1 1295
+				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0 1295
 			;;
 		conv2d)
 			record conv2d1024-h100 conv2d "-n 1024,1024 -k 7,7" \
-				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1 885
+				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0 885
 			;;
 		*)
 			echo "groundtruth.sh: unknown table $which (matmul or conv2d)" >&2
