@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/costmodel"
 	"github.com/hplopt/hplopt/genetic"
 	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/replay"
@@ -180,20 +181,47 @@ func BenchmarkLocalReplay(b *testing.B) {
 		}
 		tables = append(tables, t)
 	}
+	additive := genetic.AdditiveRank
+	ei := costmodel.RankSettings{EI: true}.Rank
+	believer := costmodel.RankSettings{EI: true, Believer: true}.Rank
+	mean := costmodel.RankLocal
 	for _, c := range []struct {
 		set       genetic.Settings
 		lookahead int
+		name      string
 	}{
-		{genetic.Settings{Local: -1}, 0}, {genetic.Settings{Local: 10, LocalBest: 2}, 0}, {genetic.Settings{Local: 15, LocalBest: 2}, 0},
-		{genetic.Settings{Local: 10, LocalBest: 3}, 0}, {genetic.Settings{Local: 15, LocalBest: 3}, 0}, {genetic.Settings{Local: 10, LocalBest: 4}, 0},
-		{genetic.Settings{Local: -1}, 30}, {genetic.Settings{Local: 10, LocalBest: 2}, 30}, {genetic.Settings{Local: 10, LocalBest: 3}, 30},
+		// The default (strategies: the GP's predicted time among the
+		// neighbours and 50 random points), and the local points ranked
+		// by the additive surrogate or a GP (costmodel.RankSettings: its
+		// predicted time, "mean", or its expected improvement, "ei", or
+		// that with the kriging believer), among the neighbours alone or
+		// with more neighbours or random points.
+		{genetic.Settings{}, 0, "default"}, {genetic.Settings{}, 30, "default"},
+		{genetic.Settings{Rank: additive}, 0, "additive"}, {genetic.Settings{Rank: additive}, 30, "additive"},
+		{genetic.Settings{Rank: additive, LocalRandom: 100}, 0, "additive/random=100"}, {genetic.Settings{Rank: additive, LocalRandom: 100}, 30, "additive/random=100"},
+		{genetic.Settings{Rank: ei}, 0, "gp=ei"}, {genetic.Settings{Rank: ei}, 30, "gp=ei"},
+		{genetic.Settings{Rank: believer}, 0, "gp=believer"}, {genetic.Settings{Rank: believer}, 30, "gp=believer"},
+		{genetic.Settings{Rank: mean}, 0, "gp=mean"}, {genetic.Settings{Rank: mean}, 30, "gp=mean"},
+		{genetic.Settings{Rank: ei, LocalBest: 5}, 0, "gp=ei/best=5"}, {genetic.Settings{Rank: ei, LocalBest: 5}, 30, "gp=ei/best=5"},
+		{genetic.Settings{Rank: ei, LocalRandom: 100}, 0, "gp=ei/random=100"}, {genetic.Settings{Rank: ei, LocalRandom: 100}, 30, "gp=ei/random=100"},
+		{genetic.Settings{Rank: ei, LocalBest: 5, LocalRandom: 200}, 0, "gp=ei/best=5/random=200"}, {genetic.Settings{Rank: ei, LocalBest: 5, LocalRandom: 200}, 30, "gp=ei/best=5/random=200"},
+		{genetic.Settings{Rank: believer, LocalRandom: 100}, 0, "gp=believer/random=100"}, {genetic.Settings{Rank: believer, LocalRandom: 100}, 30, "gp=believer/random=100"},
+		{genetic.Settings{Rank: mean, LocalRandom: 25}, 0, "gp=mean/random=25"}, {genetic.Settings{Rank: mean, LocalRandom: 25}, 30, "gp=mean/random=25"},
+		{genetic.Settings{Rank: mean, LocalRandom: 50}, 0, "gp=mean/random=50"}, {genetic.Settings{Rank: mean, LocalRandom: 50}, 30, "gp=mean/random=50"},
+		{genetic.Settings{Rank: mean, LocalRandom: 100}, 0, "gp=mean/random=100"}, {genetic.Settings{Rank: mean, LocalRandom: 100}, 30, "gp=mean/random=100"},
+		{genetic.Settings{Rank: mean, LocalRandom: 200}, 0, "gp=mean/random=200"}, {genetic.Settings{Rank: mean, LocalRandom: 200}, 30, "gp=mean/random=200"},
+		{genetic.Settings{Rank: mean, LocalBest: 5, LocalRandom: 100}, 0, "gp=mean/best=5/random=100"}, {genetic.Settings{Rank: mean, LocalBest: 5, LocalRandom: 100}, 30, "gp=mean/best=5/random=100"},
+		// Local and LocalBest, with the default ranking.
+		{genetic.Settings{Local: -1}, 0, ""}, {genetic.Settings{Local: 10, LocalBest: 2}, 0, ""}, {genetic.Settings{Local: 15, LocalBest: 2}, 0, ""},
+		{genetic.Settings{Local: 10, LocalBest: 3}, 0, ""}, {genetic.Settings{Local: 15, LocalBest: 3}, 0, ""}, {genetic.Settings{Local: 10, LocalBest: 4}, 0, ""},
+		{genetic.Settings{Local: -1}, 30, ""}, {genetic.Settings{Local: 10, LocalBest: 2}, 30, ""}, {genetic.Settings{Local: 10, LocalBest: 3}, 30, ""},
 		// The first generation's make-up, with the default local points:
 		// smaller populations, more or fewer neighbours, one or three
 		// islands.
-		{genetic.Settings{Population: 10}, 0}, {genetic.Settings{Population: 12}, 0}, {genetic.Settings{Population: 16}, 0},
-		{genetic.Settings{Neighbours: 6}, 0}, {genetic.Settings{Neighbours: 14}, 0},
-		{genetic.Settings{Islands: 1}, 0}, {genetic.Settings{Islands: 3}, 0},
-		{genetic.Settings{Neighbours: -1}, 0}, {genetic.Settings{Neighbours: -1}, 30}, {genetic.Settings{Neighbours: 5}, 30},
+		{genetic.Settings{Population: 10}, 0, ""}, {genetic.Settings{Population: 12}, 0, ""}, {genetic.Settings{Population: 16}, 0, ""},
+		{genetic.Settings{Neighbours: 6}, 0, ""}, {genetic.Settings{Neighbours: 14}, 0, ""},
+		{genetic.Settings{Islands: 1}, 0, ""}, {genetic.Settings{Islands: 3}, 0, ""},
+		{genetic.Settings{Neighbours: -1}, 0, ""}, {genetic.Settings{Neighbours: -1}, 30, ""}, {genetic.Settings{Neighbours: 5}, 30, ""},
 	} {
 		set := c.set
 		name := fmt.Sprintf("local=%d/best=%d", set.Local, set.LocalBest)
@@ -202,6 +230,9 @@ func BenchmarkLocalReplay(b *testing.B) {
 		}
 		if set.Local == 0 {
 			name = fmt.Sprintf("population=%d/neighbours=%d/islands=%d", set.Population, set.Neighbours, set.Islands)
+		}
+		if c.name != "" {
+			name = c.name
 		}
 		name += fmt.Sprintf("/lookahead=%d", c.lookahead)
 		b.Run(name, func(b *testing.B) {
