@@ -70,6 +70,73 @@ func TestLocalFirst(t *testing.T) {
 	}
 }
 
+// TestLocalRank: Settings.Rank is given every measurement and the
+// candidates (the neighbours of the LocalBest fastest, then LocalRandom
+// random points never measured), and the local points are the candidates
+// it ranks, in its order; a Rank that ranks none gives AdditiveRank's
+// local points, the default's.
+func TestLocalRank(t *testing.T) {
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	local := func(set genetic.Settings) (up, measured []autotune.Point) {
+		ga := genetic.New(space, autotune.NewRand(2), set)
+		measured = tell(t, ga, 20, modelOf)
+		return ga.Upcoming(10), measured
+	}
+	var cands [][]autotune.Point
+	last := func(measured []autotune.Point, fit []float64, cand []autotune.Point, n int) []int {
+		if len(measured) != 20 || len(fit) != 20 {
+			t.Fatalf("Rank given %d points and %d times, want 20", len(measured), len(fit))
+		}
+		for i, p := range measured {
+			if fit[i] != modelOf(p).Fitness() {
+				t.Fatalf("Rank given %v for %v, want its time %v", fit[i], p, modelOf(p).Fitness())
+			}
+		}
+		cands = append(cands, cand)
+		var out []int
+		for i := len(cand) - 1; i >= len(cand)-n; i-- {
+			out = append(out, i)
+		}
+		return out
+	}
+	for _, random := range []int{0, 30} {
+		cands = nil
+		up, measured := local(genetic.Settings{Rank: last, LocalRandom: random})
+		slices.SortStableFunc(measured, func(a, b autotune.Point) int {
+			return cmp.Compare(modelOf(a).Fitness(), modelOf(b).Fitness())
+		})
+		var near []autotune.Point
+		for _, p := range measured[:3] {
+			near = append(near, space.Neighbours(p)...)
+		}
+		if len(cands) != 1 {
+			t.Fatalf("LocalRandom %d: Rank called %d times, want once", random, len(cands))
+		}
+		cand := cands[0]
+		far := 0
+		for _, p := range cand {
+			if !slices.ContainsFunc(near, p.Equal) {
+				far++
+			}
+		}
+		if far > random || random > 0 && far < random/2 {
+			t.Errorf("LocalRandom %d: %d of %d candidates are no neighbours of the 3 fastest", random, far, len(cand))
+		}
+		want := slices.Clone(cand[len(cand)-10:])
+		slices.Reverse(want)
+		if !slices.EqualFunc(up, want, autotune.Point.Equal) {
+			t.Errorf("LocalRandom %d: local points %v, want the candidates Rank ranked %v", random, keys(up), keys(want))
+		}
+	}
+	none := func([]autotune.Point, []float64, []autotune.Point, int) []int { return nil }
+	def, _ := local(genetic.Settings{})
+	for _, rank := range []func([]autotune.Point, []float64, []autotune.Point, int) []int{none, genetic.AdditiveRank} {
+		if got, _ := local(genetic.Settings{Rank: rank}); !slices.EqualFunc(got, def, autotune.Point.Equal) {
+			t.Errorf("local points %v, want the default's %v", keys(got), keys(def))
+		}
+	}
+}
+
 // TestLocalAfterUpcoming: local points bred after a call of Upcoming come
 // after every point it could see, whatever its n: with the lookahead of a
 // live search, after the second island's first generation.
@@ -160,9 +227,11 @@ var replayTables = []struct {
 	{"conv2d1024-h100", 89}, {"matmul128-pocl-xeon", 187}, {"conv2d256-pocl-xeon", 89}, {"mv1024-pocl-xeon", 107},
 }
 
-// BenchmarkLocalReplay replays the genetic search with Local and
-// LocalBest settings, and with other makings of its first generation
-// (Population, Neighbours, Islands; 0 is the default), on the eight tables of docs/replay.md (seeds 1 to 20,
+// BenchmarkLocalReplay replays the genetic search (made by the strategies
+// registry, as live) with rankings of the local points' candidates (Rank,
+// LocalRandom), with Local and LocalBest settings, and with other makings
+// of its first generation (Population, Neighbours, Islands; 0 is the
+// default), on the eight tables of docs/replay.md (seeds 1 to 20,
 // -e a tenth of each table) and reports, over the tables, the mean
 // methodology score at 2.5%, 5% and 10% of each table, the number of
 // tables where the median fraction of the optimum at 2.5% is at least
@@ -211,17 +280,18 @@ func BenchmarkLocalReplay(b *testing.B) {
 		{genetic.Settings{Rank: mean, LocalRandom: 100}, 0, "gp=mean/random=100"}, {genetic.Settings{Rank: mean, LocalRandom: 100}, 30, "gp=mean/random=100"},
 		{genetic.Settings{Rank: mean, LocalRandom: 200}, 0, "gp=mean/random=200"}, {genetic.Settings{Rank: mean, LocalRandom: 200}, 30, "gp=mean/random=200"},
 		{genetic.Settings{Rank: mean, LocalBest: 5, LocalRandom: 100}, 0, "gp=mean/best=5/random=100"}, {genetic.Settings{Rank: mean, LocalBest: 5, LocalRandom: 100}, 30, "gp=mean/best=5/random=100"},
-		// Local and LocalBest, with the default ranking.
-		{genetic.Settings{Local: -1}, 0, ""}, {genetic.Settings{Local: 10, LocalBest: 2}, 0, ""}, {genetic.Settings{Local: 15, LocalBest: 2}, 0, ""},
-		{genetic.Settings{Local: 10, LocalBest: 3}, 0, ""}, {genetic.Settings{Local: 15, LocalBest: 3}, 0, ""}, {genetic.Settings{Local: 10, LocalBest: 4}, 0, ""},
-		{genetic.Settings{Local: -1}, 30, ""}, {genetic.Settings{Local: 10, LocalBest: 2}, 30, ""}, {genetic.Settings{Local: 10, LocalBest: 3}, 30, ""},
-		// The first generation's make-up, with the default local points:
-		// smaller populations, more or fewer neighbours, one or three
-		// islands.
-		{genetic.Settings{Population: 10}, 0, ""}, {genetic.Settings{Population: 12}, 0, ""}, {genetic.Settings{Population: 16}, 0, ""},
-		{genetic.Settings{Neighbours: 6}, 0, ""}, {genetic.Settings{Neighbours: 14}, 0, ""},
-		{genetic.Settings{Islands: 1}, 0, ""}, {genetic.Settings{Islands: 3}, 0, ""},
-		{genetic.Settings{Neighbours: -1}, 0, ""}, {genetic.Settings{Neighbours: -1}, 30, ""}, {genetic.Settings{Neighbours: 5}, 30, ""},
+		// Local and LocalBest, and below the first generation's make-up,
+		// with the local points ranked by the additive surrogate, the
+		// default when docs/replay.md recorded them.
+		{genetic.Settings{Rank: additive, Local: -1}, 0, ""}, {genetic.Settings{Rank: additive, Local: 10, LocalBest: 2}, 0, ""}, {genetic.Settings{Rank: additive, Local: 15, LocalBest: 2}, 0, ""},
+		{genetic.Settings{Rank: additive, Local: 10, LocalBest: 3}, 0, ""}, {genetic.Settings{Rank: additive, Local: 15, LocalBest: 3}, 0, ""}, {genetic.Settings{Rank: additive, Local: 10, LocalBest: 4}, 0, ""},
+		{genetic.Settings{Rank: additive, Local: -1}, 30, ""}, {genetic.Settings{Rank: additive, Local: 10, LocalBest: 2}, 30, ""}, {genetic.Settings{Rank: additive, Local: 10, LocalBest: 3}, 30, ""},
+		// The first generation's make-up: smaller populations, more or
+		// fewer neighbours, one or three islands.
+		{genetic.Settings{Rank: additive, Population: 10}, 0, ""}, {genetic.Settings{Rank: additive, Population: 12}, 0, ""}, {genetic.Settings{Rank: additive, Population: 16}, 0, ""},
+		{genetic.Settings{Rank: additive, Neighbours: 6}, 0, ""}, {genetic.Settings{Rank: additive, Neighbours: 14}, 0, ""},
+		{genetic.Settings{Rank: additive, Islands: 1}, 0, ""}, {genetic.Settings{Rank: additive, Islands: 3}, 0, ""},
+		{genetic.Settings{Rank: additive, Neighbours: -1}, 0, ""}, {genetic.Settings{Rank: additive, Neighbours: -1}, 30, ""}, {genetic.Settings{Rank: additive, Neighbours: 5}, 30, ""},
 	} {
 		set := c.set
 		name := fmt.Sprintf("local=%d/best=%d", set.Local, set.LocalBest)
