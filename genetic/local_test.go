@@ -191,29 +191,41 @@ func TestNoRepeatedChildren(t *testing.T) {
 // recorded on the 16-core Xeon (testdata/replay, 1875 points) with 2.5% of
 // it, 47 evaluations, and seeds 1 to 20, as docs/replay.md does. Before the
 // local step its median fraction of the optimum was 0.858 and its score
-// -0.24; with it, 0.904 and -0.07 (docs/replay.md). The same seeds give the
-// same curve.
+// -0.24; with it, the local points ranked by the additive surrogate, 0.904
+// and -0.07 (docs/replay.md); ranked by the GP among the neighbours and 50
+// random points (the default), 0.875 and -0.11 on these seeds (0.879
+// against the additive's 0.855 on seeds 1 to 100). Either ranking beats no
+// local step. The same seeds give the same curve.
 func TestMemeticReplay(t *testing.T) {
 	tab, err := replay.LoadCSV("../testdata/replay/matmul128-pocl-xeon.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := replay.Config{Strategies: []string{"genetic"}, Evaluations: 47, Seeds: 20}
-	rs, err := replay.Replay(context.Background(), tab, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rs[0]
-	t.Logf("after %d evaluations: median fraction %.3f [%.3f, %.3f], score %+.3f", r.Evaluations, r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score)
-	if r.MedianFraction < 0.88 || r.Score < -0.15 {
-		t.Errorf("median fraction %.3f, score %+.3f: want at least 0.88 and -0.15 (0.858 and -0.24 without the local step)", r.MedianFraction, r.Score)
-	}
-	again, err := replay.Replay(context.Background(), tab, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(r.Curve, again[0].Curve) || math.IsNaN(r.Score) {
-		t.Errorf("same seeds, different curves")
+	for _, c := range []struct {
+		name          string
+		set           genetic.Settings
+		median, score float64
+	}{
+		{"additive", genetic.Settings{Rank: genetic.AdditiveRank}, 0.88, -0.15},
+		{"default", genetic.Settings{}, 0.865, -0.15},
+	} {
+		cfg := replay.Config{Strategies: []string{"genetic"}, Evaluations: 47, Seeds: 20, Genetic: c.set}
+		rs, err := replay.Replay(context.Background(), tab, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rs[0]
+		t.Logf("%s: after %d evaluations: median fraction %.3f [%.3f, %.3f], score %+.3f", c.name, r.Evaluations, r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score)
+		if r.MedianFraction < c.median || r.Score < c.score {
+			t.Errorf("%s: median fraction %.3f, score %+.3f: want at least %.3f and %.2f (0.858 and -0.24 without the local step)", c.name, r.MedianFraction, r.Score, c.median, c.score)
+		}
+		again, err := replay.Replay(context.Background(), tab, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.Curve, again[0].Curve) || math.IsNaN(r.Score) {
+			t.Errorf("%s: same seeds, different curves", c.name)
+		}
 	}
 }
 
