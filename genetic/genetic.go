@@ -22,18 +22,23 @@
 // from random points.
 //
 // The search is memetic: each generation after an island's first holds,
-// beside its elites and children, Settings.Local local points, neighbours
-// (one parameter moved to an adjacent value of its range) of the
-// Settings.LocalBest fastest points measured on any island, never
-// measured, chosen by a cheap surrogate fitted on every measurement so
-// far. The surrogate is an additive model of log time, log t = m +
-// sum_k e_k(v_k): each parameter k has an effect e_k(v) per value v, fitted
-// by a few rounds of backfitting (each effect the mean, over the points
-// with that value, of the log time less the mean and the other
-// parameters' effects, centred), a value never measured having the
-// parameter's mean effect, 0, and a failure counting as twice the slowest
-// time measured. The local points are the candidates it predicts fastest,
-// proposed before the islands' other points, but after every point that
+// beside its elites and children, Settings.Local local points, never
+// measured, chosen among candidates: the neighbours (one parameter moved
+// to an adjacent value of its range) of the Settings.LocalBest fastest
+// points measured on any island, and Settings.LocalRandom random points.
+// They are those Settings.Rank ranks first, given every measurement so
+// far; the strategies registry's "genetic" ranks them by a Gaussian
+// process's predicted time (costmodel.RankLocal) among the neighbours and
+// 50 random points. Without Rank (or when it ranks none, as before it has
+// 3 successes) they are those a cheap surrogate predicts fastest
+// (AdditiveRank): an additive model of log time, log t = m + sum_k
+// e_k(v_k): each parameter k has an effect e_k(v) per value v, fitted by a
+// few rounds of backfitting (each effect the mean, over the points with
+// that value, of the log time less the mean and the other parameters'
+// effects, centred), a value never measured having the parameter's mean
+// effect, 0, and a failure counting as twice the slowest time measured.
+// The local points are proposed before the islands' other points, but
+// after every point that
 // Upcoming could see before they were bred (an evaluator may be building
 // them; so the order of the search does not depend on how far ahead the
 // caller looked): they are bred with the generation, so the lookahead
@@ -98,18 +103,29 @@ type Settings struct {
 	Neighbours int
 	// Local is the number of local points that each generation after an
 	// island's first holds besides its Population individuals (elites and
-	// children): neighbours never measured (one parameter moved to an
-	// adjacent value of its range, autotune.Space.Neighbours) of the
-	// LocalBest fastest points measured on any island, those predicted
-	// fastest by a surrogate fitted on every measurement so far: an
-	// additive model of log time over the parameters (see the package
-	// doc). They are proposed before the islands' other points (after
-	// every point Upcoming could see). Fewer when the neighbours run out. Default
-	// 10; negative for none.
+	// children): candidates never measured, the neighbours (one parameter
+	// moved to an adjacent value of its range, autotune.Space.Neighbours)
+	// of the LocalBest fastest points measured on any island and
+	// LocalRandom random points, those Rank ranks first given every
+	// measurement so far (see the package doc). They are proposed before
+	// the islands' other points (after every point Upcoming could see).
+	// Fewer when the candidates run out. Default 10; negative for none.
 	Local int
 	// LocalBest is the number of the fastest points measured whose
 	// neighbours are the local points' candidates. Default 3.
 	LocalBest int
+	// LocalRandom is the number of random points never measured added to
+	// the local points' candidates, drawn anew each generation. Default
+	// 0: none (the strategies registry's "genetic" makes it 50 when it
+	// gives Rank).
+	LocalRandom int
+	// Rank ranks the local points' candidates: given the points measured
+	// so far, in the order they were told, and their times (+Inf for a
+	// failure), it returns the indices of up to n of cand, best first. It
+	// is called once a generation, from Next or Upcoming. An empty answer
+	// falls back on AdditiveRank. Default nil: AdditiveRank (the
+	// strategies registry's "genetic" gives costmodel.RankLocal).
+	Rank func(measured []autotune.Point, fit []float64, cand []autotune.Point, n int) []int
 }
 
 func (s Settings) withDefaults() Settings {

@@ -3,6 +3,7 @@ package genetic
 import (
 	"cmp"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/hplopt/hplopt/autotune"
@@ -14,11 +15,12 @@ type measurement struct {
 	fit float64 // time, +Inf for a failure
 }
 
-// local returns the generation's local points: up to Local neighbours of
-// the LocalBest fastest points measured, open and not in avoid, those the
-// additive surrogate fitted on every measurement predicts fastest (ties in
-// the order of the neighbours: by the rank of the point they neighbour,
-// then Space.Neighbours's order).
+// local returns the generation's local points: up to Local of the
+// candidates, open and not in avoid (the neighbours of the LocalBest
+// fastest points measured, by the rank of the point they neighbour, then
+// in Space.Neighbours's order; then LocalRandom random points), those
+// Settings.Rank ranks first, or else the additive surrogate fitted on
+// every measurement predicts fastest (ties in the candidates' order).
 func (g *GA) local(avoid map[string]bool) []autotune.Point {
 	if g.set.Local == 0 {
 		return nil
@@ -46,10 +48,54 @@ func (g *GA) local(avoid map[string]bool) []autotune.Point {
 			}
 		}
 	}
+	if g.set.LocalRandom > 0 {
+		s := autotune.NewRandom(g.space, rand.New(rand.NewPCG(g.r.Uint64(), g.r.Uint64())))
+		for tries, added := 0, 0; tries < 4*g.set.LocalRandom && added < g.set.LocalRandom; tries++ {
+			q, ok := s.Next()
+			if !ok {
+				break
+			}
+			if k := q.Key(); g.open(k) && !avoid[k] && !seen[k] {
+				seen[k] = true
+				cand = append(cand, q)
+				added++
+			}
+		}
+	}
 	if len(cand) <= g.set.Local {
 		return cand
 	}
-	model := fitAdditive(g.measured, g.space.Len())
+	pts := make([]autotune.Point, len(g.measured))
+	fit := make([]float64, len(g.measured))
+	for i, m := range g.measured {
+		pts[i], fit[i] = m.p, m.fit
+	}
+	var idx []int
+	if g.set.Rank != nil {
+		idx = g.set.Rank(pts, fit, cand, g.set.Local)
+	}
+	if len(idx) == 0 {
+		idx = AdditiveRank(pts, fit, cand, g.set.Local)
+	}
+	out := make([]autotune.Point, 0, len(idx))
+	for _, i := range idx[:min(len(idx), g.set.Local)] {
+		out = append(out, cand[i])
+	}
+	return out
+}
+
+// AdditiveRank returns the indices of the n of cand that the additive
+// surrogate (see the package doc) fitted on measured, of times fit (+Inf
+// for a failure), predicts fastest, ties in cand's order: the ranking of
+// the local points when Settings.Rank is nil or ranks none.
+func AdditiveRank(measured []autotune.Point, fit []float64, cand []autotune.Point, n int) []int {
+	ms := make([]measurement, len(measured))
+	params := 0
+	for i, p := range measured {
+		ms[i] = measurement{p, fit[i]}
+		params = max(params, p.Len())
+	}
+	model := fitAdditive(ms, params)
 	pred := make([]float64, len(cand))
 	order := make([]int, len(cand))
 	for i, q := range cand {
@@ -57,11 +103,7 @@ func (g *GA) local(avoid map[string]bool) []autotune.Point {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pred[a], pred[b]) })
-	out := make([]autotune.Point, g.set.Local)
-	for i := range out {
-		out[i] = cand[order[i]]
-	}
-	return out
+	return order[:min(n, len(order))]
 }
 
 // backfitRounds is the number of rounds of backfitting of the additive

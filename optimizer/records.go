@@ -255,9 +255,12 @@ type identity struct {
 	Start []string `json:"start,omitempty"`
 }
 
+// geneticJSON is genetic.Settings less Rank, a function: a search given
+// its own ranking records as one with the default's.
 type geneticJSON struct {
 	Population, Tournament, Elite         int
 	Islands, Neighbours, Local, LocalBest int `json:",omitempty"`
+	LocalRandom                           int `json:",omitempty"`
 	Crossover, Mutation                   float64
 	Seeds                                 []string `json:",omitempty"`
 }
@@ -276,8 +279,8 @@ func runIdentity(set Settings, start []map[string]int) json.RawMessage {
 			id.Fixed[string(n)] = v
 		}
 	}
-	if g := set.Genetic; g.Population != 0 || g.Islands != 0 || g.Tournament != 0 || g.Elite != 0 || g.Neighbours != 0 || g.Local != 0 || g.LocalBest != 0 || g.Crossover != 0 || g.Mutation != 0 || len(g.Seeds) > 0 {
-		id.Genetic = &geneticJSON{Population: g.Population, Islands: g.Islands, Tournament: g.Tournament, Elite: g.Elite, Neighbours: g.Neighbours, Local: g.Local, LocalBest: g.LocalBest, Crossover: g.Crossover, Mutation: g.Mutation}
+	if g := set.Genetic; g.Population != 0 || g.Islands != 0 || g.Tournament != 0 || g.Elite != 0 || g.Neighbours != 0 || g.Local != 0 || g.LocalBest != 0 || g.LocalRandom != 0 || g.Crossover != 0 || g.Mutation != 0 || len(g.Seeds) > 0 {
+		id.Genetic = &geneticJSON{Population: g.Population, Islands: g.Islands, Tournament: g.Tournament, Elite: g.Elite, Neighbours: g.Neighbours, Local: g.Local, LocalBest: g.LocalBest, LocalRandom: g.LocalRandom, Crossover: g.Crossover, Mutation: g.Mutation}
 		for _, p := range g.Seeds {
 			id.Genetic.Seeds = append(id.Genetic.Seeds, records.PointKey(p.Map()))
 		}

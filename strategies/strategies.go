@@ -63,10 +63,18 @@ type Info struct {
 }
 
 var registry = []Info{
-	{Genetic, "the paper's genetic algorithm: populations of 20, tournaments of 3, crossover 0.9, mutation 0.1, 2 elites, in two islands whose generations are measured in turn (one bred and built while the other is measured), the best of either joining the other's elites; seeded with the single-point setting and canonical shapes, the first island's first generation then holding 10 neighbours of the shapes (one parameter moved to the next value); memetic: each later generation also holds 10 local points, never-measured neighbours of the 3 fastest points measured that an additive surrogate of log time predicts fastest, measured before the islands' points not yet offered to the builders; a repeated child is replaced by a random point",
+	{Genetic, "the paper's genetic algorithm: populations of 20, tournaments of 3, crossover 0.9, mutation 0.1, 2 elites, in two islands whose generations are measured in turn (one bred and built while the other is measured), the best of either joining the other's elites; seeded with the single-point setting and canonical shapes, the first island's first generation then holding 10 neighbours of the shapes (one parameter moved to the next value); memetic: each later generation also holds 10 local points, never measured, those a Gaussian process of log time (fitted to at most 300 results) predicts fastest among the neighbours of the 3 fastest points measured and 50 random points, measured before the islands' points not yet offered to the builders; a repeated child is replaced by a random point",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 			gs := opt.Genetic
 			gs.Seeds = append(append([]autotune.Point(nil), opt.Seeds...), gs.Seeds...)
+			if gs.Rank == nil {
+				// The local points ranked by a GP, among the neighbours
+				// and 50 random points (docs/replay.md).
+				gs.Rank = costmodel.RankLocal
+				if gs.LocalRandom == 0 {
+					gs.LocalRandom = 50
+				}
+			}
 			return genetic.New(space, r, gs)
 		}},
 	{Random, "uniform random sampling without repetition: the baseline every other strategy is compared with",
