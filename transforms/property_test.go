@@ -69,6 +69,7 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 		p.Prefetch = some([]int{1, 2})
 		p.Fission = some([]int{1, 2})
 	}
+	p.CopyOffsets = p.LocalMem && r.IntN(2) == 0
 	if len(size.N) >= 2 {
 		var warps, bands []int
 		x, y := p.Local[0], p.Local[1]
@@ -119,6 +120,9 @@ func dropExtension(r *rand.Rand, p *transforms.Params) bool {
 	}
 	if p.Fission > 0 {
 		set = append(set, func() { p.Fission = 0 })
+	}
+	if p.CopyOffsets {
+		set = append(set, func() { p.CopyOffsets = false })
 	}
 	if len(set) == 0 {
 		return false
@@ -232,7 +236,7 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 					}
 					batch = append(batch, v)
 					settings = append(settings, p)
-					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1, "split": p.Split > 1, "fission": p.Fission > 0} {
+					for name, on := range map[string]bool{"vec": p.Vec > 1, "pack": p.Pack, "ltrans": p.Transpose, "prefetch": p.Prefetch > 0, "warp": p.Warp > 0, "gswz": p.Swizzle > 1, "split": p.Split > 1, "fission": p.Fission > 0, "coff": p.CopyOffsets} {
 						if on {
 							uses[name]++
 						}
@@ -241,8 +245,8 @@ func randomSettings(t *testing.T, bs []*kernels.Benchmark, per int) {
 				legal += len(batch)
 				runBatch(t, s, in, size, batch, settings)
 			}
-			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d, split %d, fission %d), %d illegal ones rejected",
-				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], uses["split"], uses["fission"], illegal)
+			t.Logf("%d legal settings run and checked (of them with vec %d, pack %d, ltrans %d, prefetch %d, warp %d, gswz %d, split %d, fission %d, coff %d), %d illegal ones rejected",
+				legal, uses["vec"], uses["pack"], uses["ltrans"], uses["prefetch"], uses["warp"], uses["gswz"], uses["split"], uses["fission"], uses["coff"], illegal)
 			if legal < len(sizes)*per {
 				t.Errorf("only %d legal settings found, want %d", legal, len(sizes)*per)
 			}
