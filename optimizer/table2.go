@@ -128,7 +128,8 @@ var unrollFactors = []int{1, 2, 4, 8, 16}
 //	pack             {0, 1} with lmem, else 0.
 //	ltrans           {0, 1} with lmem when the kernel is Transposable, else 0.
 //	prefetch         {0, 1, 2} with lmem and a tiled loop (some tw > 0) on a
-//	                 GPU, else 0.
+//	                 GPU, else 0 (3, the register prefetch with no branch,
+//	                 is pinned only: timed by hand, not through the pass).
 //	warp             0, and on a GPU with two or more dimensions the widths
 //	                 w in {1, 2, 4, 8, 16} below min(lszx, 32) with w
 //	                 dividing lszx and 32/w dividing lszy.

@@ -63,9 +63,10 @@ type Params struct {
 	// staged arrays with the computation on the current one: 1 reads the
 	// next tile into private registers before computing and stores it
 	// into local memory after; 2 double-buffers the local arrays, copying
-	// the next tile into the other half with one barrier per tile. 0: the
-	// copy and the computation alternate. Needs lmem and a tiled loop; an
-	// extension.
+	// the next tile into the other half with one barrier per tile; 3 is 1
+	// with no branch around the reads and the stores (the last step reads
+	// its own tile again). 0: the copy and the computation alternate.
+	// Needs lmem and a tiled loop; an extension.
 	Prefetch int
 	// Warp (warp) gives the point coordinates of a work-group's items in
 	// sub-blocks of 32 consecutive work-items (a GPU warp) that are warp
@@ -140,7 +141,7 @@ const (
 	Vec              Name = "vec"                  // runs of vec points along x computed as one vector
 	Pack             Name = "pack"                 // local reads in aligned runs as float2/float4 loads
 	LTrans           Name = "ltrans"               // tiles read along a compute loop stored transposed
-	Prefetch         Name = "prefetch"             // copy the next tile during the current one: 1 registers, 2 double buffers
+	Prefetch         Name = "prefetch"             // copy the next tile during the current one: 1 registers, 2 double buffers, 3 registers unguarded
 	Warp             Name = "warp"                 // work-items of a warp in warp x 32/warp sub-blocks
 	Gswz             Name = "gswz"                 // work-groups launched in bands of gswz rows
 	Split            Name = "split"                // the outermost compute loop run in split parts by split work-items
@@ -199,7 +200,7 @@ var defs = []Def{
 	{Vec, false, 0, -1, "compute runs of vec points along x as OpenCL vectors (extension)"},
 	{Pack, true, -1, 0, "with lmem, read local elements in aligned runs as float2/float4 (extension)"},
 	{LTrans, true, -1, 0, "with lmem, store tiles read along a compute loop transposed (extension)"},
-	{Prefetch, false, -1, 0, "with lmem, copy the next tile during the current one: 1 registers, 2 double buffers (extension)"},
+	{Prefetch, false, -1, 0, "with lmem, copy the next tile during the current one: 1 registers, 2 double buffers, 3 registers with no branch (extension; the search tries 0 to 2)"},
 	{Warp, false, 1, -1, "work-items of a 32-item warp in warp x 32/warp sub-blocks, 0 = rows (extension)"},
 	{Gswz, false, 1, -1, "launch work-groups in bands of gswz rows (extension)"},
 	{Split, false, -1, 0, "run the outermost compute loop in split parts on split work-items of a group, partial sums added in local memory, 1 = off (extension)"},

@@ -14,16 +14,19 @@ next tile into private registers before the computation and stores them into
 local memory after it (two barriers per tile, as without it); prefetch=2
 double-buffers the local arrays (a leading dimension of 2): the next tile is
 copied into the half the computation does not read, with one barrier per
-tile. Illegal without lmem or without a tiled loop, and when the doubled
-arrays exceed the device's local memory.`,
+tile; prefetch=3 is prefetch=1 with no branch around the reads and the
+stores: the last step reads its own tile again (its base k_t + (k_t + T <
+N) * T) and stores it where it already is, so that the compiler has no
+branch to move the reads behind. Illegal without lmem or without a tiled
+loop, and when the doubled arrays exceed the device's local memory.`,
 	Run: func(s *state) error {
 		mode := s.p.Prefetch
 		if mode == 0 {
 			return nil
 		}
 		switch {
-		case mode > 2:
-			return illegal("prefetch=%d: want 0, 1 or 2", mode)
+		case mode > 3:
+			return illegal("prefetch=%d: want 0, 1, 2 or 3", mode)
 		case !s.p.LocalMem:
 			return illegal("prefetch=%d needs lmem=1", mode)
 		case s.tileLoop == nil:
@@ -67,18 +70,32 @@ arrays exceed the device's local memory.`,
 		} else {
 			types := kernelTypes(s.k)
 			var regs []ast.Stmt
+			// prefetch=3 reads the tile at the base pf: the next one, or
+			// the current one again in the last step.
+			var pf string
+			from := next
+			if mode == 3 {
+				pf = s.fresh("k_pf")
+				from = ast.Id(pf)
+			}
 			for _, c := range copies {
 				prologue = append(prologue, at(c, ast.CloneExpr(t.Lo)))
-				l, st, r := s.throughRegisters(at(c, next), types)
+				l, st, r := s.throughRegisters(at(c, ast.CloneExpr(from)), types)
 				loads, stores, regs = append(loads, l), append(stores, st), append(regs, r...)
 			}
 			s.comp.Body.List = append(regs, s.comp.Body.List...)
-			t.Body.List = []ast.Stmt{
-				&ast.If{Cond: hasNext(), Then: ast.NewBlock(loads...)},
-				nest,
-				&ast.Barrier{Local: true},
-				&ast.If{Cond: hasNext(), Then: ast.NewBlock(stores...)},
-				&ast.Barrier{Local: true},
+			if mode == 3 {
+				step := ast.Bin(ast.Mul, hasNext(), ast.CloneExpr(t.Step))
+				t.Body.List = append(append([]ast.Stmt{ast.IntDecl(pf, ast.Sum(ast.Id(t.Var), step))}, loads...), nest, &ast.Barrier{Local: true})
+				t.Body.List = append(append(t.Body.List, stores...), &ast.Barrier{Local: true})
+			} else {
+				t.Body.List = []ast.Stmt{
+					&ast.If{Cond: hasNext(), Then: ast.NewBlock(loads...)},
+					nest,
+					&ast.Barrier{Local: true},
+					&ast.If{Cond: hasNext(), Then: ast.NewBlock(stores...)},
+					&ast.Barrier{Local: true},
+				}
 			}
 		}
 		prologue = append(prologue, &ast.Barrier{Local: true})

@@ -66,7 +66,7 @@ func randomParams(r *rand.Rand, size kernels.Size) transforms.Params {
 	p.Pack = p.LocalMem && r.IntN(2) == 0
 	p.Transpose = p.LocalMem && r.IntN(2) == 0
 	if p.LocalMem && p.Tile != [3]int{} {
-		p.Prefetch = some([]int{1, 2})
+		p.Prefetch = some([]int{1, 2, 3})
 		p.Fission = some([]int{1, 2})
 	}
 	p.CopyOffsets = p.LocalMem && r.IntN(2) == 0
