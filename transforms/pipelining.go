@@ -84,19 +84,13 @@ loop, and when the doubled arrays exceed the device's local memory.`,
 				loads, stores, regs = append(loads, l), append(stores, st), append(regs, r...)
 			}
 			s.comp.Body.List = append(regs, s.comp.Body.List...)
+			var base []ast.Stmt
+			load, store := ast.Stmt(&ast.If{Cond: hasNext(), Then: ast.NewBlock(loads...)}), ast.Stmt(&ast.If{Cond: hasNext(), Then: ast.NewBlock(stores...)})
 			if mode == 3 {
-				step := ast.Bin(ast.Mul, hasNext(), ast.CloneExpr(t.Step))
-				t.Body.List = append(append([]ast.Stmt{ast.IntDecl(pf, ast.Sum(ast.Id(t.Var), step))}, loads...), nest, &ast.Barrier{Local: true})
-				t.Body.List = append(append(t.Body.List, stores...), &ast.Barrier{Local: true})
-			} else {
-				t.Body.List = []ast.Stmt{
-					&ast.If{Cond: hasNext(), Then: ast.NewBlock(loads...)},
-					nest,
-					&ast.Barrier{Local: true},
-					&ast.If{Cond: hasNext(), Then: ast.NewBlock(stores...)},
-					&ast.Barrier{Local: true},
-				}
+				base = []ast.Stmt{ast.IntDecl(pf, ast.Sum(ast.Id(t.Var), ast.Bin(ast.Mul, hasNext(), ast.CloneExpr(t.Step))))}
+				load, store = ast.NewBlock(loads...), ast.NewBlock(stores...)
 			}
+			t.Body.List = append(base, load, nest, &ast.Barrier{Local: true}, store, &ast.Barrier{Local: true})
 		}
 		prologue = append(prologue, &ast.Barrier{Local: true})
 		s.comp.Body = ast.Apply(s.comp.Body, nil, func(c *ast.Cursor) bool {
