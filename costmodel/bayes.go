@@ -198,53 +198,17 @@ func (b *Bayes) plan() bool {
 }
 
 // training returns the results to fit: log times, failures as the slowest
-// time, at most MaxTrain of them (the best half and the latest half).
+// time, at most MaxTrain of them (the best half by time and the latest
+// half).
 func (b *Bayes) training() ([]autotune.Point, []float64) {
-	worst, ok := math.Inf(-1), 0
-	for _, f := range b.fit {
-		if !math.IsInf(f, 1) {
-			worst = max(worst, math.Log(max(f, 1e-9)))
-			ok++
-		}
-	}
+	y, ok := logTimes(b.fit)
 	if ok < minTrain {
 		return nil, nil
 	}
-	idx := make([]int, len(b.data))
-	for i := range idx {
-		idx[i] = i
+	if len(b.data) <= b.set.MaxTrain {
+		return slices.Clone(b.data), y
 	}
-	if len(idx) > b.set.MaxTrain {
-		half := b.set.MaxTrain / 2
-		keep := map[int]bool{}
-		for _, i := range idx[len(idx)-half:] {
-			keep[i] = true
-		}
-		byFit := slices.Clone(idx)
-		slices.SortStableFunc(byFit, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
-		for _, i := range byFit {
-			if len(keep) >= b.set.MaxTrain {
-				break
-			}
-			keep[i] = true
-		}
-		idx = idx[:0]
-		for i := range b.data {
-			if keep[i] {
-				idx = append(idx, i)
-			}
-		}
-	}
-	pts := make([]autotune.Point, 0, len(idx))
-	y := make([]float64, 0, len(idx))
-	for _, i := range idx {
-		v := worst
-		if f := b.fit[i]; !math.IsInf(f, 1) {
-			v = math.Log(max(f, 1e-9))
-		}
-		pts, y = append(pts, b.data[i]), append(y, v)
-	}
-	return pts, y
+	return gather(b.data, y, subsample(b.fit, b.set.MaxTrain))
 }
 
 func cmpFloat(a, b float64) int {

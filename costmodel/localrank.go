@@ -128,19 +128,19 @@ func (g *GP) predictMean(x []float64) float64 {
 }
 
 // subsample returns the indices, in order, of the best half and the
-// latest half of n of y (lower is better).
-func subsample(y []float64, n int) []int {
-	keep := make([]bool, len(y))
-	for i := len(y) - n/2; i < len(y); i++ {
+// latest half of n of key (lower is better).
+func subsample(key []float64, n int) []int {
+	keep := make([]bool, len(key))
+	for i := len(key) - n/2; i < len(key); i++ {
 		keep[i] = true
 	}
-	byY := make([]int, len(y))
-	for i := range byY {
-		byY[i] = i
+	byKey := make([]int, len(key))
+	for i := range byKey {
+		byKey[i] = i
 	}
-	slices.SortStableFunc(byY, func(i, j int) int { return cmpFloat(y[i], y[j]) })
+	slices.SortStableFunc(byKey, func(i, j int) int { return cmpFloat(key[i], key[j]) })
 	kept := n / 2
-	for _, i := range byY {
+	for _, i := range byKey {
 		if kept >= n {
 			break
 		}
@@ -158,10 +158,9 @@ func subsample(y []float64, n int) []int {
 	return out
 }
 
-// trainingOf returns the results to fit: the points and their log times,
-// failures as the slowest, at most maxTrain of them (the best half and the
-// latest half); nil with fewer than minTrain successes.
-func trainingOf(pts []autotune.Point, fit []float64, maxTrain int) ([]autotune.Point, []float64) {
+// logTimes returns the log times of fit, each failure (+Inf) as the
+// slowest time measured, and the number of successes.
+func logTimes(fit []float64) ([]float64, int) {
 	worst, ok := math.Inf(-1), 0
 	for _, f := range fit {
 		if !math.IsInf(f, 1) {
@@ -169,27 +168,35 @@ func trainingOf(pts []autotune.Point, fit []float64, maxTrain int) ([]autotune.P
 			ok++
 		}
 	}
-	if ok < minTrain {
-		return nil, nil
-	}
-	y := make([]float64, len(pts))
+	y := make([]float64, len(fit))
 	for i, f := range fit {
 		y[i] = worst
 		if !math.IsInf(f, 1) {
 			y[i] = math.Log(max(f, 1e-9))
 		}
 	}
-	idx := make([]int, len(pts))
-	for i := range idx {
-		idx[i] = i
-	}
-	if len(pts) > maxTrain {
-		idx = subsample(y, maxTrain)
-	}
-	train := make([]autotune.Point, len(idx))
-	ty := make([]float64, len(idx))
+	return y, ok
+}
+
+// gather returns the points and values at idx.
+func gather(pts []autotune.Point, y []float64, idx []int) ([]autotune.Point, []float64) {
+	gp, gy := make([]autotune.Point, len(idx)), make([]float64, len(idx))
 	for j, i := range idx {
-		train[j], ty[j] = pts[i], y[i]
+		gp[j], gy[j] = pts[i], y[i]
 	}
-	return train, ty
+	return gp, gy
+}
+
+// trainingOf returns the results to fit: the points and their log times,
+// failures as the slowest, at most maxTrain of them (the best half by log
+// time and the latest half); nil with fewer than minTrain successes.
+func trainingOf(pts []autotune.Point, fit []float64, maxTrain int) ([]autotune.Point, []float64) {
+	y, ok := logTimes(fit)
+	if ok < minTrain {
+		return nil, nil
+	}
+	if len(pts) <= maxTrain {
+		return slices.Clone(pts), y
+	}
+	return gather(pts, y, subsample(y, maxTrain))
 }
