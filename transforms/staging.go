@@ -519,11 +519,8 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 	stride := total
 	for d, sub := range g.subs {
 		stride /= g.ext[d]
-		i := s.copyIndex(e, r, wg, stride, g.ext[d], d > 0)
-		// Folded: a division by the stride, or the remainder's constant,
-		// went from some round (a stride of 1 with a remainder left is
-		// the same code).
-		s.local.folded = s.local.folded || s.p.CopyOffsets && trips > 1 && wg%stride == 0 && (stride > 1 || d > 0 && wg/stride%g.ext[d] == 0)
+		i, folded := s.copyIndex(e, r, wg, stride, g.ext[d], d > 0)
+		s.local.folded = s.local.folded || folded && trips > 1
 		iv := s.fresh(fmt.Sprintf("i%d_%s", d, g.arr.Name))
 		body = append(body, ast.IntDecl(iv, i))
 		local.Indices = append(local.Indices, ast.Id(iv))
@@ -598,13 +595,16 @@ func (s *state) copyIn(g *group, byIndex map[int]*nestLoop) ast.Stmt {
 // (flat/stride) % ext with rem when wg/stride is a multiple of ext too: in
 // each round the work-item's own index plus a constant, which the compiler
 // cannot find in e / stride, not knowing that flat is never negative.
-func (s *state) copyIndex(e, r string, wg, stride, ext int, rem bool) ast.Expr {
+// folded says that coff took something out of a round's index: a
+// division by the stride, or the remainder's constant (a stride of 1
+// with the remainder kept is the same code as without coff).
+func (s *state) copyIndex(e, r string, wg, stride, ext int, rem bool) (i ast.Expr, folded bool) {
 	if !s.p.CopyOffsets || wg%stride != 0 {
 		i := ast.Bin(ast.Div, ast.Id(e), ast.IntConst(int64(stride)))
 		if rem {
 			i = ast.Bin(ast.Rem, i, ast.IntConst(int64(ext)))
 		}
-		return i
+		return i, false
 	}
 	q := s.flatLocalID()
 	if stride > 1 {
@@ -612,13 +612,13 @@ func (s *state) copyIndex(e, r string, wg, stride, ext int, rem bool) ast.Expr {
 	}
 	k := wg / stride
 	if rem && k%ext == 0 {
-		return ast.Bin(ast.Rem, q, ast.IntConst(int64(ext)))
+		return ast.Bin(ast.Rem, q, ast.IntConst(int64(ext))), true
 	}
 	q = ast.Sum(q, ast.Product(ast.Id(r), ast.IntConst(int64(k))))
 	if rem {
 		q = ast.Bin(ast.Rem, q, ast.IntConst(int64(ext)))
 	}
-	return q
+	return q, stride > 1
 }
 
 // rewriteStaged replaces g's references in parts by local ones.
