@@ -51,15 +51,9 @@ func TestCopyOffsets(t *testing.T) {
 			"lszx=16,lszy=8,bszx=2,bszy=4,fullunroll=1,lmem=1,lcopy=0,tw0=16,ltrans=1,prefetch=1,coff=1",
 		}, nil},
 	} {
-		in, size := benchInstance(t, c.kernel, c.n, c.k)
-		prob := problemOf(t, in, s.Device)
-		vs, ps := variantsOf(t, prob, c.sets)
+		prob, srcs := sourcesRun(t, s, c.kernel, c.n, c.k, c.sets)
 		eDiv := regexp.MustCompile(`\(lidx \+ lidy \* \d+ \+ \d+\) [/%]`)
-		for i, v := range vs {
-			src, err := codegen.Source(v.Kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for i, src := range srcs {
 			if i < len(c.want) {
 				for _, w := range c.want[i] {
 					if !strings.Contains(src, w) {
@@ -84,7 +78,6 @@ func TestCopyOffsets(t *testing.T) {
 				t.Errorf("%s %s: the same code as with coff=0", c.kernel, c.sets[i])
 			}
 		}
-		runBatch(t, s, in, size, vs, ps)
 	}
 }
 

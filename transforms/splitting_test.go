@@ -37,6 +37,26 @@ func variantsOf(t *testing.T, prob *transforms.Problem, settings []string) ([]*t
 	return vs, ps
 }
 
+// sourcesRun builds the settings' variants of the benchmark kernel at
+// sizes n and k, runs them on s against the reference (runBatch), and
+// returns the problem and the variants' OpenCL sources.
+func sourcesRun(t *testing.T, s *opencl.Session, kernel string, n, k []int, settings []string) (*transforms.Problem, []string) {
+	t.Helper()
+	in, size := benchInstance(t, kernel, n, k)
+	prob := problemOf(t, in, s.Device)
+	vs, ps := variantsOf(t, prob, settings)
+	srcs := make([]string, len(vs))
+	for i, v := range vs {
+		src, err := codegen.Source(v.Kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[i] = src
+	}
+	runBatch(t, s, in, size, vs, ps)
+	return prob, srcs
+}
+
 // completed parses the setting set (as --params gives it) and completes
 // it for prob (transforms.Complete).
 func completed(t *testing.T, prob *transforms.Problem, set string) (map[transforms.Name]int, transforms.Params) {

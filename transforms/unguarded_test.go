@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hplopt/hplopt/codegen"
 	"github.com/hplopt/hplopt/opencl"
 )
 
@@ -37,14 +36,8 @@ func TestPrefetchUnguarded(t *testing.T) {
 			"lszx=8,lszy=4,lmem=1,tw0=1,tw1=3,prefetch=3",
 		}},
 	} {
-		in, size := benchInstance(t, c.kernel, c.n, c.k)
-		prob := problemOf(t, in, s.Device)
-		vs, ps := variantsOf(t, prob, c.sets)
-		for i, v := range vs {
-			src, err := codegen.Source(v.Kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
+		_, srcs := sourcesRun(t, s, c.kernel, c.n, c.k, c.sets)
+		for i, src := range srcs {
 			if !strings.Contains(src, "int k_pf") && !strings.Contains(src, "_pf = ") {
 				t.Errorf("%s %s: no base of the tile to read:\n%s", c.kernel, c.sets[i], src)
 			}
@@ -52,7 +45,6 @@ func TestPrefetchUnguarded(t *testing.T) {
 				t.Errorf("%s %s: a guard on the next tile is left:\n%s", c.kernel, c.sets[i], src)
 			}
 		}
-		runBatch(t, s, in, size, vs, ps)
 	}
 }
 
