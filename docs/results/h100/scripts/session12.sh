@@ -1,0 +1,77 @@
+#!/bin/bash
+# Whether SYRK's and SYR2K's last percent is their read of C (2026-11-27,
+# sixth session).
+# Binary: .gpu/hplopt.xz (`make gpu`, then xz).
+#   PART=ep: the epilogue. Each variant checked against the reference and
+#     timed (hplopt run --reps 20, the best of 20 launches), two rounds in
+#     turn:
+#       mm     MATMUL's bench best (9ad44ba)
+#       sk     SYRK's bench best, as generated and rewritten by epilogue.py
+#              (hoist: every point's load of C before the first point's
+#              store; restrict; both)
+#       s2     SYR2K's bench best, as generated and with hoist
+#       mt     mxmt.cl (MATMUL with b read along its rows) with SYRK's setting
+#       mc     mxmtc.cl (mxmt with SYRK's epilogue, c = beta*c + alpha*s)
+#              with SYRK's setting, as generated and with hoist
+#       mtb/mcb  mxmt.cl and mxmtc.cl with mxmt's best setting (PART=mt of
+#              session11.sh)
+#   PART=pf3: prefetch=3 (the register prefetch with no branch) against
+#     prefetch=1 through the pass, two rounds in turn: SYR2K fission=0
+#     coff=1 on the 32x16 shape, mxmtk.cl nk=8192 on that shape, SYRK's
+#     bench best.
+# Run from the repository root:  OUT=/some/dir PART=ep bash docs/results/h100/scripts/session12.sh
+set -u
+: "${OUT:?set OUT to the output directory}"
+PART=${PART:-ep}
+B=/tmp/hplopt-bin
+mkdir -p "$B" "$OUT/r"
+[ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
+H=$B/hplopt
+D=docs/results/h100/scripts
+has() { [[ ",$PART," == *",$1,"* ]]; }
+{ $H version; nvidia-smi -L; } > "$OUT/r/version-${PART//,/-}.txt" 2>&1
+keep() { grep -E "ms,|ms \(|rror|WRONG|median"; }
+# the bench bests at 9ad44ba (docs/results/h100/9ad44ba, PART=cmp of session11.sh)
+BM='bszx=8,bszy=8,coff=1,fission=0,ftz=0,fullunroll=1,gswz=8,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=128,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=0'
+BK='bszx=8,bszy=8,coff=1,fission=0,ftz=0,fullunroll=1,gswz=8,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=256,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=8'
+B2='bszx=8,bszy=8,coff=1,fission=1,ftz=0,fullunroll=1,gswz=4,interleave=1,lcopy=0,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=2'
+# mxmt's best (PART=mt of session11.sh)
+MTB='bszx=8,bszy=8,coff=1,fission=0,ftz=0,fullunroll=1,gswz=2,interleave=1,lcopy=1,lmem=1,lszx=16,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=512,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=2'
+MT=($D/mxmt.cl --global 4096,4096 --arg n=4096)
+MC=($D/mxmtc.cl --global 4096,4096 --arg n=4096 --arg alpha=1.5 --arg beta=0.5)
+if has ep; then
+  P=$OUT/r/ep
+  mkdir -p "$P"
+  $H gen syrk --size L --params "$BK" > "$P/sk.cl"
+  $H gen syr2k --size L --params "$B2" > "$P/s2.cl"
+  $H gen "${MC[@]}" --params "$BK" > "$P/mc.cl"
+  $H gen "${MC[@]}" --params "$MTB" > "$P/mcb.cl"
+  for w in hoist restrict both; do python3 $D/epilogue.py $w "$P/sk.cl" "$P/sk-$w.cl" >> "$P/rewrites.txt"; done
+  for v in s2 mc mcb; do python3 $D/epilogue.py hoist "$P/$v.cl" "$P/$v-hoist.cl" >> "$P/rewrites.txt"; done
+  declare -A RUN=(
+    [mm]="matmul --size L --params $BM" [sk]="syrk --size L --params $BK" [s2]="syr2k --size L --params $B2"
+    [mt]="${MT[*]} --params $BK" [mc]="${MC[*]} --params $BK"
+    [mtb]="${MT[*]} --params $MTB" [mcb]="${MC[*]} --params $MTB"
+  )
+  for round in 1 2; do
+    for v in mm sk sk-hoist sk-restrict sk-both s2 s2-hoist mt mc mc-hoist mtb mcb mcb-hoist; do
+      echo "== round $round $v" >> "$P/ep.txt"
+      src=""
+      [ -f "$P/$v.cl" ] && [[ $v == *-* ]] && src="--source $P/$v.cl"
+      $H run ${RUN[${v%%-*}]} -d GPU --reps 20 $src 2>&1 | keep >> "$P/ep.txt"
+    done
+  done
+  (cd "$OUT/r" && tar cJf ep.tar.xz ep && cp ep/ep.txt ep.txt && rm -rf ep)
+fi
+if has pf3; then
+  S='bszx=8,bszy=8,fullunroll=1,gswz=1,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,split=1,szx=512,szy=512,tw0=8,uf=8,vec=1,vw=4,warp=2'
+  K8=($D/mxmtk.cl --global 4096,4096 --arg n=4096 --arg nk=8192)
+  for round in 1 2; do
+    for p in 1 3; do
+      echo "== round $round prefetch=$p" >> "$OUT/r/pf3.txt"
+      $H run syr2k --size L -d GPU --reps 20 --params "$S,fission=0,coff=1,prefetch=$p" 2>&1 | keep >> "$OUT/r/pf3.txt"
+      $H run "${K8[@]}" -d GPU --reps 20 --params "$S,prefetch=$p" 2>&1 | keep >> "$OUT/r/pf3.txt"
+      $H run syrk --size L -d GPU --reps 20 --params "${BK/prefetch=1/prefetch=$p}" 2>&1 | keep >> "$OUT/r/pf3.txt"
+    done
+  done
+fi
