@@ -11,8 +11,11 @@ var promotion = &Pass{
 	Patterns: true,
 	Doc: `Holds in private memory the elements of arrays that the compute section both
 reads and writes at the point's own position (SinglePat): one private value
-per point, loaded before the compute section if it is read before written,
-and stored back after it.`,
+per point, loaded if it is read before written, and stored back after the
+compute section. The load comes before the compute section, or after the
+main loop nest when nothing before the nest's end reads the element (c =
+beta*c + alpha*s after the loop): the value then does not hold a register
+across the nest beside the sums.`,
 	Run: func(s *state) error {
 		for _, arr := range s.info.Arrays {
 			if !arr.Read || !arr.Written || arr.Pattern != patterns.SinglePat {
@@ -33,6 +36,9 @@ and stored back after it.`,
 			}
 			whole := append(append(append([]ast.Stmt{}, s.pre...), ast.NewBlock(concat(s.opre, []ast.Stmt{ast.NewBlock(s.body...)}, s.opost)...)), s.post...)
 			needLoad := !localTemp(whole, arr.Name, true)
+			// Read only after the nest (c = beta*c + alpha*s): loaded there,
+			// so that the value does not hold a register across the nest.
+			late := !refsArray(concat(s.hoisted, s.pre, s.opre, s.body, s.opost), arr.Name)
 			var ref ast.Expr
 			match := func(n ast.Node) bool {
 				ix, ok := n.(*ast.Index)
@@ -55,8 +61,10 @@ and stored back after it.`,
 					}
 				}
 			}
-			if needLoad {
-				s.private.loads = append(s.private.loads, &ast.Assign{LHS: ast.CloneExpr(ref), Op: ast.Set, RHS: ast.CloneExpr(elem)})
+			if load := (&ast.Assign{LHS: ast.CloneExpr(ref), Op: ast.Set, RHS: ast.CloneExpr(elem)}); needLoad && late {
+				s.post = append([]ast.Stmt{load}, s.post...)
+			} else if needLoad {
+				s.private.loads = append(s.private.loads, load)
 			}
 			s.private.stores = append(s.private.stores, &ast.Assign{LHS: elem, Op: ast.Set, RHS: ref})
 			s.private.promoted = append(s.private.promoted, arr.Name)
