@@ -19,6 +19,10 @@
 #     prefetch=1 through the pass, two rounds in turn: SYR2K fission=0
 #     coff=1 on the 32x16 shape, mxmtk.cl nk=8192 on that shape, SYRK's
 #     bench best.
+#   PART=ep2 (binary e01335c, where promotion loads an element read only
+#     after the nest there): mxmtc.cl beside mxmt.cl again, with SYRK's
+#     setting and with mxmt's best; and epilogue.py vec (float4 loads and
+#     stores of C) on MATMUL's, SYRK's and SYR2K's bests; two rounds in turn.
 # Run from the repository root:  OUT=/some/dir PART=ep bash docs/results/h100/scripts/session12.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -74,4 +78,28 @@ if has pf3; then
       $H run syrk --size L -d GPU --reps 20 --params "${BK/prefetch=1/prefetch=$p}" 2>&1 | keep >> "$OUT/r/pf3.txt"
     done
   done
+fi
+if has ep2; then
+  P=$OUT/r/ep2
+  mkdir -p "$P"
+  $H gen matmul --size L --params "$BM" > "$P/mm.cl"
+  $H gen syrk --size L --params "$BK" > "$P/sk.cl"
+  $H gen syr2k --size L --params "$B2" > "$P/s2.cl"
+  $H gen "${MC[@]}" --params "$BK" > "$P/mc.cl"
+  $H gen "${MC[@]}" --params "$MTB" > "$P/mcb.cl"
+  for v in mm sk s2 mc mcb; do python3 $D/epilogue.py vec "$P/$v.cl" "$P/$v-vec.cl" >> "$P/rewrites.txt"; done
+  declare -A RUN=(
+    [mm]="matmul --size L --params $BM" [sk]="syrk --size L --params $BK" [s2]="syr2k --size L --params $B2"
+    [mt]="${MT[*]} --params $BK" [mc]="${MC[*]} --params $BK"
+    [mtb]="${MT[*]} --params $MTB" [mcb]="${MC[*]} --params $MTB"
+  )
+  for round in 1 2; do
+    for v in mm mm-vec sk sk-vec s2 s2-vec mt mc mc-vec mtb mcb mcb-vec; do
+      echo "== round $round $v" >> "$P/ep2.txt"
+      src=""
+      [[ $v == *-* ]] && src="--source $P/$v.cl"
+      $H run ${RUN[${v%%-*}]} -d GPU --reps 20 $src 2>&1 | keep >> "$P/ep2.txt"
+    done
+  done
+  (cd "$OUT/r" && tar cJf ep2.tar.xz ep2 && cp ep2/ep2.txt ep2.txt && rm -rf ep2)
 fi
