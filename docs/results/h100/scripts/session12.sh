@@ -23,6 +23,14 @@
 #     after the nest there): mxmtc.cl beside mxmt.cl again, with SYRK's
 #     setting and with mxmt's best; and epilogue.py vec (float4 loads and
 #     stores of C) on MATMUL's, SYRK's and SYR2K's bests; two rounds in turn.
+#   PART=cb: cuBLAS in hplopt's shapes, cublas_syrk.py 4096, three rounds
+#     (two arrays, one array for both operands, C read and written, SYR2K
+#     as one product of twice the length).
+#   PART=sy: syrkc.cl (SYRK written in OpenCL C: one array) beside mxmtc.cl
+#     (two arrays) and SYRK, each with SYRK's bench best and mxmt's best
+#     setting, two rounds in turn; then syrkc.cl and mxmtc.cl each searched
+#     $T s (genetic) in session11.sh's PART=loc subspace and their bests
+#     three rounds in turn beside MATMUL's and SYRK's bench bests.
 # Run from the repository root:  OUT=/some/dir PART=ep bash docs/results/h100/scripts/session12.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -102,4 +110,31 @@ if has ep2; then
     done
   done
   (cd "$OUT/r" && tar cJf ep2.tar.xz ep2 && cp ep2/ep2.txt ep2.txt && rm -rf ep2)
+fi
+if has cb; then
+  python3 $D/cublas_syrk.py 4096 3 > "$OUT/r/cublas-syrk.txt" 2>&1
+fi
+if has sy; then
+  SC=($D/syrkc.cl --global 4096,4096 --arg n=4096 --arg alpha=1.5 --arg beta=0.5)
+  PIN='bszx=8,bszy=8,coff=1,ftz=0,fullunroll=1,interleave=1,lmem=1,ltrans=1,pack=1,split=1,vec=1,vw=4'
+  for round in 1 2; do
+    for set in "$BK" "$MTB"; do
+      echo "== round $round $set" >> "$OUT/r/sy.txt"
+      $H run "${SC[@]}" -d GPU --reps 20 --params "$set" 2>&1 | keep >> "$OUT/r/sy.txt"
+      $H run "${MC[@]}" -d GPU --reps 20 --params "$set" 2>&1 | keep >> "$OUT/r/sy.txt"
+      $H run syrk --size L -d GPU --reps 20 --params "$set" 2>&1 | keep >> "$OUT/r/sy.txt"
+    done
+  done
+  $H tune "${SC[@]}" -d GPU -s genetic -t ${T:-100} --params "$PIN" --no-db > "$OUT/r/sy${T:-100}-syrkc.txt" 2>&1
+  $H tune "${MC[@]}" -d GPU -s genetic -t ${T:-100} --params "$PIN" --no-db > "$OUT/r/sy${T:-100}-mxmtc.txt" 2>&1
+  bs=$(awk '$1 == "params" {print $2}' "$OUT/r/sy${T:-100}-syrkc.txt")
+  bm=$(awk '$1 == "params" {print $2}' "$OUT/r/sy${T:-100}-mxmtc.txt")
+  for round in 1 2 3; do
+    echo "== round $round" >> "$OUT/r/sy-cmp.txt"
+    $H run matmul --size L -d GPU --reps 20 --params "$BM" 2>&1 | keep >> "$OUT/r/sy-cmp.txt"
+    $H run syrk --size L -d GPU --reps 20 --params "$BK" 2>&1 | keep >> "$OUT/r/sy-cmp.txt"
+    $H run "${SC[@]}" -d GPU --reps 20 --params "$bs" 2>&1 | keep >> "$OUT/r/sy-cmp.txt"
+    $H run "${MC[@]}" -d GPU --reps 20 --params "$bm" 2>&1 | keep >> "$OUT/r/sy-cmp.txt"
+    $H run syrk --size L -d GPU --reps 20 --params "$bs" 2>&1 | keep >> "$OUT/r/sy-cmp.txt"
+  done
 fi
