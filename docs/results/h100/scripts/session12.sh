@@ -31,6 +31,11 @@
 #     setting, two rounds in turn; then syrkc.cl and mxmtc.cl each searched
 #     $T s (genetic) in session11.sh's PART=loc subspace and their bests
 #     three rounds in turn beside MATMUL's and SYRK's bench bests.
+#   PART=sk: HPL's SYRK against syrkc.cl with syrkc's PART=sy best: SYRK
+#     as generated, with its loop counter k declared in the loop (as
+#     syrkc's is), with its epilogue in one statement (p = beta*p +
+#     alpha*u, as syrkc's is), and syrkc.cl with SYRK's alpha and beta;
+#     three rounds in turn.
 # Run from the repository root:  OUT=/some/dir PART=ep bash docs/results/h100/scripts/session12.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -137,4 +142,25 @@ if has sy; then
     $H run "${MC[@]}" -d GPU --reps 20 --params "$bm" 2>&1 | keep >> "$OUT/r/sy-cmp.txt"
     $H run syrk --size L -d GPU --reps 20 --params "$bs" 2>&1 | keep >> "$OUT/r/sy-cmp.txt"
   done
+fi
+if has sk; then
+  BS='bszx=8,bszy=8,coff=1,fission=0,ftz=0,fullunroll=1,gswz=2,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=16,ltrans=1,pack=1,prefetch=1,split=1,szx=128,szy=512,tw0=16,uf=16,vec=1,vw=4,warp=8'
+  P=$OUT/r/sk
+  mkdir -p "$P"
+  $H gen syrk --size L --params "$BS" > "$P/sk.cl"
+  sed -e '/^    int k;$/d' -e 's/for (k = k_t;/for (int k = k_t;/' "$P/sk.cl" > "$P/sk-k.cl"
+  perl -0pe 's/(p_c_\w+) = beta \* \1;\n\s*\1 \+= alpha \* (u_p_c_\w+);/$1 = beta * $1 + alpha * $2;/g' "$P/sk.cl" > "$P/sk-e.cl"
+  for round in 1 2 3; do
+    for v in sk sk-k sk-e; do
+      echo "== round $round $v" >> "$P/sk.txt"
+      src=""
+      [[ $v == *-* ]] && src="--source $P/$v.cl"
+      $H run syrk --size L -d GPU --reps 20 --params "$BS" $src 2>&1 | keep >> "$P/sk.txt"
+    done
+    echo "== round $round syrkc" >> "$P/sk.txt"
+    $H run $D/syrkc.cl --global 4096,4096 --arg n=4096 --arg alpha=1.5 --arg beta=0.5 -d GPU --reps 20 --params "$BS" 2>&1 | keep >> "$P/sk.txt"
+    echo "== round $round syrkc-ab" >> "$P/sk.txt"
+    $H run $D/syrkc.cl --global 4096,4096 --arg n=4096 --arg alpha=1.25 --arg beta=0.75 -d GPU --reps 20 --params "$BS" 2>&1 | keep >> "$P/sk.txt"
+  done
+  (cd "$OUT/r" && tar cJf sk.tar.xz sk && cp sk/sk.txt sk.txt && rm -rf sk)
 fi
