@@ -36,6 +36,12 @@
 #     syrkc's is), with its epilogue in one statement (p = beta*p +
 #     alpha*u, as syrkc's is), and syrkc.cl with SYRK's alpha and beta;
 #     three rounds in turn.
+#   PART=l3: the bench at L, $T s (genetic) a kernel, for MATMUL, SYRK and
+#     SYR2K, cuBLAS 4096 before and after; PART=l5: the same for the other
+#     five kernels; PART=sm: the bench at S and M (8 and 10 s a kernel) for
+#     all eight, cuBLAS 1024 and 2048 before and after. Each call's files
+#     are packed into one archive at the end (the device tool returns at
+#     most eight files).
 # Run from the repository root:  OUT=/some/dir PART=ep bash docs/results/h100/scripts/session12.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -163,4 +169,21 @@ if has sk; then
     $H run $D/syrkc.cl --global 4096,4096 --arg n=4096 --arg alpha=1.25 --arg beta=0.75 -d GPU --reps 20 --params "$BS" 2>&1 | keep >> "$P/sk.txt"
   done
   (cd "$OUT/r" && tar cJf sk.tar.xz sk && cp sk/sk.txt sk.txt && rm -rf sk)
+fi
+bench() { # name sizes budget kernels sizes-for-cublas
+  python3 .gpu/cublas_sgemm.py $5 > "$OUT/r/cublas-$1-before.txt" 2>&1
+  (cd "$OUT/r" && $H bench -d GPU --sizes $2 -s genetic -t $3 --kernels $4 --reference cublas-$1-before.txt --no-db --out suite-$1 > bench-$1.log 2>&1)
+  python3 .gpu/cublas_sgemm.py $5 > "$OUT/r/cublas-$1-after.txt" 2>&1
+}
+if has l3; then
+  bench l3 L L=${T:-75} matmul,syrk,syr2k 4096
+fi
+if has l5; then
+  bench l5 L L=${T5:-45} conv1d,conv2d,conv3d,nbody,dcs3d 4096
+fi
+if has sm; then
+  bench sm S,M S=8,M=10 paper "1024 2048"
+fi
+if has l3 || has l5 || has sm; then
+  (cd "$OUT" && tar cJf "bench-${PART//,/-}.tar.xz" r && rm -rf r)
 fi
