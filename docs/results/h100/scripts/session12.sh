@@ -42,6 +42,8 @@
 #     all eight, cuBLAS 1024 and 2048 before and after. Each call's files
 #     are packed into one archive at the end (the device tool returns at
 #     most eight files).
+#   PART=var: MATMUL L searched $T s (genetic) with search seeds 2, 3 and 4
+#     (the bench uses seed 1): how much one search's result varies.
 # Run from the repository root:  OUT=/some/dir PART=ep bash docs/results/h100/scripts/session12.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -183,6 +185,11 @@ if has l5; then
 fi
 if has sm; then
   bench sm S,M S=8,M=10 paper "1024 2048"
+fi
+if has var; then
+  for sd in 2 3 4; do
+    $H tune matmul --size L -d GPU -s genetic -t ${T:-75} --seed $sd --no-db > "$OUT/r/var-seed$sd.txt" 2>&1
+  done
 fi
 if has l3 || has l5 || has sm; then
   (cd "$OUT" && tar cJf "bench-${PART//,/-}.tar.xz" r && rm -rf r)
