@@ -44,6 +44,9 @@
 #     most eight files).
 #   PART=var: MATMUL L searched $T s (genetic) with search seeds 2, 3 and 4
 #     (the bench uses seed 1): how much one search's result varies.
+#   PART=v4: PART=var's seed-4 best (8x16 points, 32x8 items, warp=16) on
+#     MATMUL, SYRK and SYR2K (fission 0 and 1) beside the 9ad44ba bench bests,
+#     three rounds in turn.
 # Run from the repository root:  OUT=/some/dir PART=ep bash docs/results/h100/scripts/session12.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -189,6 +192,15 @@ fi
 if has var; then
   for sd in 2 3 4; do
     $H tune matmul --size L -d GPU -s genetic -t ${T:-75} --seed $sd --no-db > "$OUT/r/var-seed$sd.txt" 2>&1
+  done
+fi
+if has v4; then
+  V4='bszx=8,bszy=16,coff=1,fission=0,ftz=0,fullunroll=1,gswz=2,interleave=1,lcopy=1,lmem=1,lszx=32,lszy=8,ltrans=1,pack=1,prefetch=1,split=1,szx=256,szy=256,tw0=8,uf=8,vec=1,vw=2,warp=16'
+  for round in 1 2 3; do
+    for v in "matmul $BM" "matmul $V4" "syrk $BK" "syrk $V4" "syr2k $B2" "syr2k $V4" "syr2k ${V4/fission=0/fission=1}"; do
+      echo "== round $round ${v%% *}" >> "$OUT/r/v4.txt"
+      $H run ${v%% *} --size L -d GPU --reps 20 --params "${v#* }" 2>&1 | keep >> "$OUT/r/v4.txt"
+    done
   done
 fi
 if has l3 || has l5 || has sm; then
