@@ -53,7 +53,8 @@ func TestCanonicalSeeds(t *testing.T) {
 }
 
 // TestNearSeeds checks that a GPU search of a 2D kernel with a compute loop
-// starts from the float4 shapes (vw 4, pack, prefetch) after the
+// starts from the float4 shapes (vw 4, pack, prefetch) and the float2
+// shape of 8x16 points (vw 2, warp tiles of 16) after the
 // single-point setting, and that a space whose tiles cannot be transposed
 // gets them with ltrans set back to 0.
 func TestNearSeeds(t *testing.T) {
@@ -64,16 +65,17 @@ func TestNearSeeds(t *testing.T) {
 		}
 		seeds := canonicalSeeds([]int{4096, 4096}, []int{4096}, false)
 		for i, want := range []map[string]int{
-			{"lszx": 16, "lszy": 16, "warp": 0, "tw0": 16, "uf": 4},
-			{"lszx": 32, "lszy": 16, "warp": 2, "tw0": 8, "uf": 4},
-			{"lszx": 16, "lszy": 32, "warp": 2, "tw0": 8, "uf": 8},
+			{"lszx": 16, "lszy": 16, "warp": 0, "tw0": 16, "uf": 4, "bszy": 8, "vw": 4, "lcopy": 0},
+			{"lszx": 32, "lszy": 16, "warp": 2, "tw0": 8, "uf": 4, "bszy": 8, "vw": 4, "lcopy": 0},
+			{"lszx": 16, "lszy": 32, "warp": 2, "tw0": 8, "uf": 8, "bszy": 8, "vw": 4, "lcopy": 0},
+			{"lszx": 32, "lszy": 8, "warp": 16, "tw0": 8, "uf": 8, "bszy": 16, "vw": 2, "lcopy": 1},
 		} {
 			pt, err := space.PointOf(seeds[i])
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := space.Repair(pt).Map()
-			want["vw"], want["pack"], want["prefetch"], want["bszx"], want["bszy"], want["lmem"] = 4, 1, 1, 8, 8, 1
+			want["pack"], want["prefetch"], want["bszx"], want["lmem"] = 1, 1, 8, 1
 			want["ltrans"] = 0
 			if transposable {
 				want["ltrans"] = 1

@@ -47,6 +47,9 @@
 #   PART=v4: PART=var's seed-4 best (8x16 points, 32x8 items, warp=16) on
 #     MATMUL, SYRK and SYR2K (fission 0 and 1) beside the 9ad44ba bench bests,
 #     three rounds in turn.
+#   PART=ns (binary with the fourth GPU start shape, 8x16 points in
+#     32x8 items): MATMUL L searched $T s with search seeds 1 and 2, SYRK L
+#     with seed 1, each its best, timed in turn after.
 # Run from the repository root:  OUT=/some/dir PART=ep bash docs/results/h100/scripts/session12.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -200,6 +203,18 @@ if has v4; then
     for v in "matmul $BM" "matmul $V4" "syrk $BK" "syrk $V4" "syr2k $B2" "syr2k $V4" "syr2k ${V4/fission=0/fission=1}"; do
       echo "== round $round ${v%% *}" >> "$OUT/r/v4.txt"
       $H run ${v%% *} --size L -d GPU --reps 20 --params "${v#* }" 2>&1 | keep >> "$OUT/r/v4.txt"
+    done
+  done
+fi
+if has ns; then
+  for v in "matmul 1" "matmul 2" "syrk 1"; do
+    $H tune ${v% *} --size L -d GPU -s genetic -t ${T:-75} --seed ${v#* } --no-db > "$OUT/r/ns-${v/ /-}.txt" 2>&1
+  done
+  for round in 1 2; do
+    for v in "matmul 1" "matmul 2" "syrk 1"; do
+      best=$(awk '$1 == "params" {print $2}' "$OUT/r/ns-${v/ /-}.txt")
+      echo "== round $round $v" >> "$OUT/r/ns-cmp.txt"
+      $H run ${v% *} --size L -d GPU --reps 20 --params "$best" 2>&1 | keep >> "$OUT/r/ns-cmp.txt"
     done
   done
 fi
