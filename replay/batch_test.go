@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -25,6 +26,10 @@ var docTables = []struct {
 	{"conv2d1024-h100", "2DCONV 1024 H100", 89}, {"matmul128-pocl-xeon", "MATMUL 128 PoCL Xeon", 187},
 	{"conv2d256-pocl-xeon", "2DCONV 256 PoCL Xeon", 89}, {"mv1024-pocl-xeon", "MV 1024 PoCL Xeon", 107},
 }
+
+// batchSeeds is the number of seeds BenchmarkBayesBatchReplay replays each
+// search with (seeds 1 to it).
+var batchSeeds = flag.Int("batch-seeds", 20, "seeds of BenchmarkBayesBatchReplay's searches (1 to N)")
 
 // bayesBatch is Bayesian optimization with the settings given, made as the
 // registry makes bayes (its budget and start points from the options), under
@@ -50,6 +55,8 @@ func bayesBatch(name string, set costmodel.BayesSettings) strategies.Info {
 // beating random search. One iteration is every replay; run it once:
 //
 //	go test ./replay -run '^$' -bench BayesBatchReplay -benchtime 1x -timeout 0
+//
+// (-batch-seeds N after the package replays seeds 1 to N instead.)
 func BenchmarkBayesBatchReplay(b *testing.B) {
 	var tables []*Table
 	for _, tb := range docTables {
@@ -83,7 +90,7 @@ func BenchmarkBayesBatchReplay(b *testing.B) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						results[i], errs[i] = replayOne(context.Background(), t, Config{Evaluations: docTables[i].evals, Seeds: 20}, info)
+						results[i], errs[i] = replayOne(context.Background(), t, Config{Evaluations: docTables[i].evals, Seeds: *batchSeeds}, info)
 					}()
 				}
 				wg.Wait()
