@@ -109,6 +109,29 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 	if len(t.valid) == 0 {
 		return nil, fmt.Errorf("replay: %s: every recorded point failed: nothing to score against", t.name)
 	}
+	var infos []strategies.Info
+	for _, name := range cfg.Strategies {
+		info, err := strategies.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		infos = append(infos, info)
+	}
+	var out []*Result
+	for _, info := range infos {
+		r, err := replayOne(ctx, t, cfg, info)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// replayOne replays the strategy info makes as Replay does each of
+// cfg.Strategies (cfg's Strategies unread): a test can replay a strategy
+// the registry does not hold with the same searches and scores.
+func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) (*Result, error) {
 	seeds := cfg.Seeds
 	if seeds <= 0 {
 		seeds = 20
@@ -118,50 +141,42 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 		from = 20
 	}
 	from = min(from, cfg.Evaluations)
-	var out []*Result
-	for _, name := range cfg.Strategies {
-		info, err := strategies.Lookup(name)
+	best := make([][]float64, seeds) // per seed: best time after each evaluation
+	stopped := map[string]int{}
+	for s := range seeds {
+		seed := uint64(s + 1)
+		ev := t.Evaluator()
+		opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic}
+		if !cfg.NoStart {
+			opt.Seeds = t.Start()
+		}
+		strat := info.New(t.space, autotune.NewRand(seed), opt)
+		set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
+		var eval autotune.Evaluator = ev
+		if cfg.Lookahead > 0 {
+			set.Lookahead, eval = cfg.Lookahead, preparing{ev}
+		}
+		rep, err := autotune.Tune(ctx, set, t.space, strat, eval)
 		if err != nil {
-			return nil, fmt.Errorf("replay: %w", err)
+			return nil, fmt.Errorf("replay: %s, seed %d: %w", info.Name, seed, err)
 		}
-		best := make([][]float64, seeds) // per seed: best time after each evaluation
-		stopped := map[string]int{}
-		for s := range seeds {
-			seed := uint64(s + 1)
-			ev := t.Evaluator()
-			opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic}
-			if !cfg.NoStart {
-				opt.Seeds = t.Start()
-			}
-			strat := info.New(t.space, autotune.NewRand(seed), opt)
-			set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
-			var eval autotune.Evaluator = ev
-			if cfg.Lookahead > 0 {
-				set.Lookahead, eval = cfg.Lookahead, preparing{ev}
-			}
-			rep, err := autotune.Tune(ctx, set, t.space, strat, eval)
-			if err != nil {
-				return nil, fmt.Errorf("replay: %s, seed %d: %w", info.Name, seed, err)
-			}
-			if rep.Stopped == autotune.StopCancelled {
-				return nil, fmt.Errorf("replay: %w", ctx.Err())
-			}
-			stopped[rep.Stopped.String()]++
-			best[s] = bestSoFar(rep, cfg.Evaluations)
+		if rep.Stopped == autotune.StopCancelled {
+			return nil, fmt.Errorf("replay: %w", ctx.Err())
 		}
-		r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped, BeatsRandom: true}
-		for n := 1; n <= cfg.Evaluations; n++ {
-			p := t.score(best, n)
-			r.Curve = append(r.Curve, p)
-			if n >= from && !(p.Score > 0) {
-				r.BeatsRandom = false
-			}
-		}
-		last := r.At(cfg.Evaluations)
-		r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score = last.MedianFraction, last.Q1Fraction, last.Q3Fraction, last.Score
-		out = append(out, r)
+		stopped[rep.Stopped.String()]++
+		best[s] = bestSoFar(rep, cfg.Evaluations)
 	}
-	return out, nil
+	r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped, BeatsRandom: true}
+	for n := 1; n <= cfg.Evaluations; n++ {
+		p := t.score(best, n)
+		r.Curve = append(r.Curve, p)
+		if n >= from && !(p.Score > 0) {
+			r.BeatsRandom = false
+		}
+	}
+	last := r.At(cfg.Evaluations)
+	r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score = last.MedianFraction, last.Q1Fraction, last.Q3Fraction, last.Score
+	return r, nil
 }
 
 // bestSoFar returns the best time after each of the first n evaluations of

@@ -1,0 +1,132 @@
+package replay
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/costmodel"
+	"github.com/hplopt/hplopt/strategies"
+)
+
+// docTables are the eight tables of docs/replay.md with their -e (a tenth
+// of the table) and the names its tables give them.
+var docTables = []struct {
+	file, name string
+	evals      int
+}{
+	{"matmul128-pocl", "MATMUL 128 PoCL", 89}, {"conv2d256-pocl", "2DCONV 256 PoCL", 69},
+	{"mv1024-pocl", "MV 1024 PoCL", 94}, {"matmul1024-h100", "MATMUL 1024 H100", 130},
+	{"conv2d1024-h100", "2DCONV 1024 H100", 89}, {"matmul128-pocl-xeon", "MATMUL 128 PoCL Xeon", 187},
+	{"conv2d256-pocl-xeon", "2DCONV 256 PoCL Xeon", 89}, {"mv1024-pocl-xeon", "MV 1024 PoCL Xeon", 107},
+}
+
+// batchSeeds is the number of seeds BenchmarkBayesBatchReplay replays each
+// search with (seeds 1 to it).
+var batchSeeds = flag.Int("batch-seeds", 20, "seeds of BenchmarkBayesBatchReplay's searches (1 to N)")
+
+// bayesBatch is Bayesian optimization with the settings given, made as the
+// registry makes bayes (its budget and start points from the options), under
+// name: a strategy the registry does not hold, replayed by replayOne.
+func bayesBatch(name string, set costmodel.BayesSettings) strategies.Info {
+	return strategies.Info{Name: name, New: func(space *autotune.Space, r *rand.Rand, opt strategies.Options) autotune.Strategy {
+		s := set
+		s.Evaluations, s.Seeds, s.Name = opt.Evaluations, opt.Seeds, name
+		return costmodel.NewBayes(space, r, s)
+	}}
+}
+
+// BenchmarkBayesBatchReplay replays Bayesian optimization with a batch of
+// B points a round (costmodel.BayesSettings.Batch; Local 0: every point of
+// a round the largest expected improvement with the kriging believer), as a
+// live search with B builders would measure it, beside the registry's bayes
+// (B = 1) and hybrid, on the eight tables of docs/replay.md (seeds 1 to 20,
+// -e a tenth of each table). For each it logs, per table, the median
+// fraction of the optimum at 2.5% of the table and whether it beats random
+// search from 20 evaluations, and the mean methodology score over the eight
+// tables at 20 evaluations, 2.5%, 5% and 10% (docs/replay.md's "Mean
+// scores"), which it also reports as metrics with the tables at 0.95 and
+// beating random search. One iteration is every replay; run it once:
+//
+//	go test ./replay -run '^$' -bench BayesBatchReplay -benchtime 1x -timeout 0
+//
+// (-batch-seeds N after the package replays seeds 1 to N instead.)
+func BenchmarkBayesBatchReplay(b *testing.B) {
+	var tables []*Table
+	for _, tb := range docTables {
+		t, err := LoadCSV("../testdata/replay/" + tb.file + ".csv")
+		if err != nil {
+			b.Fatal(err)
+		}
+		tables = append(tables, t)
+	}
+	registered := func(name string) strategies.Info {
+		info, err := strategies.Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return info
+	}
+	for _, info := range []strategies.Info{
+		registered(strategies.Bayes),
+		bayesBatch("batch=1", costmodel.BayesSettings{Batch: 1}),
+		bayesBatch("batch=4", costmodel.BayesSettings{Batch: 4}),
+		bayesBatch("batch=8", costmodel.BayesSettings{Batch: 8}),
+		bayesBatch("batch=15", costmodel.BayesSettings{Batch: 15}),
+		registered(strategies.Hybrid),
+	} {
+		b.Run(info.Name, func(b *testing.B) {
+			for range b.N {
+				results := make([]*Result, len(tables))
+				errs := make([]error, len(tables))
+				var wg sync.WaitGroup
+				for i, t := range tables {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						results[i], errs[i] = replayOne(context.Background(), t, Config{Evaluations: docTables[i].evals, Seeds: *batchSeeds}, info)
+					}()
+				}
+				wg.Wait()
+				var score [4]float64 // at 20, 2.5%, 5%, 10%
+				at95, beats := 0, 0
+				var cells []string
+				for i, t := range tables {
+					if errs[i] != nil {
+						b.Fatal(errs[i])
+					}
+					r := results[i]
+					at := int(math.Ceil(0.025 * float64(t.Len())))
+					for j, n := range []int{20, at, int(math.Ceil(0.05 * float64(t.Len()))), r.Evaluations} {
+						score[j] += r.At(n).Score / float64(len(tables))
+					}
+					frac := r.At(at).MedianFraction
+					cell := fmt.Sprintf("%.3f", frac)
+					if frac >= 0.95 {
+						at95++
+						cell = "**" + cell + "**"
+					}
+					yes := "no"
+					if r.BeatsRandom {
+						beats++
+						yes = "yes"
+					}
+					cells = append(cells, cell+", "+yes)
+				}
+				b.Logf("| %s | %s | %d | %d | %+.3f | %+.3f | %+.3f | %+.3f |", info.Name, strings.Join(cells, " | "), at95, beats, score[0], score[1], score[2], score[3])
+				b.ReportMetric(score[0], "score@20")
+				b.ReportMetric(score[1], "score@2.5%")
+				b.ReportMetric(score[2], "score@5%")
+				b.ReportMetric(score[3], "score@10%")
+				b.ReportMetric(float64(at95), "tables@0.95")
+				b.ReportMetric(float64(beats), "beat-random")
+			}
+		})
+	}
+}
