@@ -43,7 +43,7 @@ type replayFlagValues struct {
 	noStart                                  bool
 	stop                                     autotune.Stop
 	strats                                   []string
-	evals, seeds                             int
+	evals, seeds, batch                      int
 }
 
 func replayFlags() (*flagSet, *replayFlagValues) {
@@ -63,6 +63,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	strategiesVar(fs, &v.strats, names, "strategies to replay, comma-separated")
 	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search (0: 10% of the table, at least 20)")
 	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N)")
+	batchVar(fs, &v.batch)
 	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")
 	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
 	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")
@@ -94,7 +95,7 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("give --table or the records (--problem, --db), not both")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, JSON: v.js, Plot: v.plot,
-		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart}}
+		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch}}
 	if v.at != "" {
 		cfg.At = strings.Split(v.at, ",")
 	}

@@ -114,3 +114,38 @@ func TestReplayRecords(t *testing.T) {
 		t.Errorf("replay of a problem not recorded: status %d, %s", st, errs)
 	}
 }
+
+// TestBatchFlag checks --batch: bayes replayed with rounds of 4 differs
+// from bayes with rounds of 1 (the default) on the same seeds, and a batch
+// for a strategy other than bayes is refused, in replay and in tune.
+func TestBatchFlag(t *testing.T) {
+	dir := t.TempDir()
+	curves := func(name string, args ...string) string {
+		t.Helper()
+		js := filepath.Join(dir, name+".json")
+		st, _, errs := hplopt(append([]string{"replay", "--table", "../testdata/replay/conv2d256-pocl.csv", "-s", "bayes", "-e", "40", "--seeds", "4", "--json", js}, args...)...)
+		if st != 0 {
+			t.Fatalf("%v: status %d, stderr %s", args, st, errs)
+		}
+		data, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	one := curves("one")
+	if four := curves("four", "--batch", "4"); one == four {
+		t.Errorf("bayes with --batch 4 replays as with a batch of 1:\n%s", one)
+	}
+	if again := curves("again", "--batch", "1"); one != again {
+		t.Errorf("--batch 1 is not the default")
+	}
+	st, _, errs := hplopt("replay", "--table", poclTable, "-s", "genetic,random", "--batch", "4", "-e", "20", "--seeds", "2")
+	if st == 0 || !strings.Contains(errs, "batch of 4 points a round is for strategy bayes") {
+		t.Errorf("replay genetic,random --batch 4: status %d, stderr %q", st, errs)
+	}
+	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "random", "--batch", "4", "-e", "2", "--no-db")
+	if st == 0 || !strings.Contains(errs, "batch of 4 points a round is for strategy bayes, not random") {
+		t.Errorf("tune -s random --batch 4: status %d, stderr %q", st, errs)
+	}
+}

@@ -74,6 +74,7 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	intVar(fs, &s.Evals, "e", 0, 0, math.MaxInt, "largest number of evaluations of a search (0: no limit)")
 	stopVar(fs, &s.Stop, "end a search when `EXPR` holds, e.g. \"evals>=500 or stall>=100\" (with -t and -e: whichever comes first; the syntax of hplopt replay --stop)")
 	intVar(fs, &s.Seed, "seed", 1, 1, math.MaxUint64, "seed of the search")
+	batchVar(fs, &s.Batch)
 	intVar(fs, dataSeed, "data-seed", 1, 0, math.MaxInt64, "seed of the input data")
 	intVar(fs, &s.Runs, "runs", runs, 1, 1000, "timed launches per variant (the median counts)")
 	intVar(fs, &s.Builders, "builders", 0, -1, 1024, fmt.Sprintf("builder processes that build upcoming variants while one is measured (0: the host's cores less one, %d here; -1: none, the measuring worker builds)", runner.DefaultBuilders()))
@@ -84,6 +85,11 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	sizeVar(fs, &s.CacheMax, "cache-max", runner.DefaultCacheMax, "the cache's bound: each run prunes it to this `SIZE` first, least recently used entries first")
 	secondsVar(fs, &s.Timeout, "timeout", 0, autotune.MinBudget, autotune.MaxBudget, "10 s", "fixed part of a variant's time limit, on top of 20x the single-point time")
 	fs.Var(&slowFlag{&s.SlowLimit}, "slow-limit", fmt.Sprintf("stop a variant whose first launch runs K times longer than the single-point kernel (at least %g s, at most the --timeout limit): a timeout that says so, and the search goes on", optimizer.SlowFloor.Seconds()))
+}
+
+// batchVar defines --batch, bayes's points a round, on p.
+func batchVar(fs *flagSet, p *int) {
+	intVar(fs, p, "batch", 1, 1, 1024, "points strategy bayes chooses together each round, each by expected improvement given the ones before it at their predicted times, so that the builders build them in parallel (bayes only)")
 }
 
 // parseTune reads tune's arguments: KERNEL and flags, in any order, and

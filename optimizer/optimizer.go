@@ -488,7 +488,10 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[stri
 	// autotune.Tune tells it a bound from the stop condition, or an
 	// estimate from the time budget once the rate of evaluations is known
 	// (autotune.Planner).
-	opt := strategies.Options{Genetic: set.Genetic, Evaluations: set.Evals}
+	opt := strategies.Options{Genetic: set.Genetic, Evaluations: set.Evals, Batch: set.Batch}
+	if err := opt.Check(info.Name); err != nil {
+		return nil, err
+	}
 	for _, m := range append(slices.Clone(first), startPoints(ps.Domain, loops, transforms.Baseline(ps), cpu)...) {
 		if pt, err := space.PointOf(m); err == nil {
 			opt.Seeds = append(opt.Seeds, space.Repair(pt))

@@ -247,6 +247,8 @@ type identity struct {
 	Evals    int            `json:"evals"`
 	Fixed    map[string]int `json:"fixed,omitempty"`
 	Genetic  *geneticJSON   `json:"genetic,omitempty"`
+	// Batch is bayes's points a round (Settings.Batch), when more than 1.
+	Batch int `json:"batch,omitempty"`
 	// Stop is the stop condition (autotune.ParseStop's syntax).
 	Stop string `json:"stop,omitempty"`
 	// Start are the settings the search starts from beside the records'
@@ -267,6 +269,9 @@ type geneticJSON struct {
 
 func runIdentity(set Settings, start []map[string]int) json.RawMessage {
 	id := identity{Strategy: set.Strategy, Seed: set.Seed, TimeS: set.Time.Seconds(), Evals: set.Evals}
+	if set.Batch > 1 {
+		id.Batch = set.Batch
+	}
 	if set.Stop != nil {
 		id.Stop = set.Stop.String()
 	}

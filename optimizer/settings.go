@@ -62,6 +62,10 @@ type Settings struct {
 	Progress func(autotune.Progress)
 	// Genetic tunes the genetic algorithm. Default: genetic.Settings{}.
 	Genetic genetic.Settings
+	// Batch is the number of points bayes chooses together each round
+	// (strategies.Options.Batch; --batch), so that the builders build
+	// them in parallel; only bayes takes it. Default 0: 1.
+	Batch int
 	// Stderr receives the measurement worker's messages. Default nil.
 	Stderr io.Writer
 	// Runs is the number of timed launches per variant (the median

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/genetic"
@@ -36,6 +37,9 @@ type Config struct {
 	// Genetic tunes the genetic algorithm, as optimizer.Settings.Genetic
 	// does live. Default: genetic.Settings{}.
 	Genetic genetic.Settings
+	// Batch is bayes's points a round, as optimizer.Settings.Batch is
+	// live (strategies.Options.Batch). Default 0: 1.
+	Batch int
 	// Lookahead, when positive, has Tune ask a strategy that knows its
 	// upcoming points (autotune.Lookahead) for that many of them before
 	// each evaluation, as a live search does for its builders (which the
@@ -117,6 +121,9 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 		}
 		infos = append(infos, info)
 	}
+	if cfg.Batch > 1 && !slices.ContainsFunc(infos, func(i strategies.Info) bool { return i.Name == strategies.Bayes }) {
+		return nil, fmt.Errorf("replay: a batch of %d points a round is for strategy %s, which is not replayed", cfg.Batch, strategies.Bayes)
+	}
 	var out []*Result
 	for _, info := range infos {
 		r, err := replayOne(ctx, t, cfg, info)
@@ -146,7 +153,7 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 	for s := range seeds {
 		seed := uint64(s + 1)
 		ev := t.Evaluator()
-		opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic}
+		opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic, Batch: cfg.Batch}
 		if !cfg.NoStart {
 			opt.Seeds = t.Start()
 		}

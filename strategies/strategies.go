@@ -53,6 +53,21 @@ type Options struct {
 	// Genetic tunes the genetic algorithm (its Seeds are appended to
 	// Seeds above). Default: genetic.Settings{}.
 	Genetic genetic.Settings
+	// Batch is the number of points bayes chooses together each round
+	// (costmodel.BayesSettings.Batch: each by expected improvement given
+	// the ones chosen before it at their predicted times), so that a live
+	// search builds them in parallel; other strategies ignore it (Check
+	// rejects it with them). Default 0: 1.
+	Batch int
+}
+
+// Check reports an error when opt sets what the strategy named name does
+// not read: a batch for a strategy other than bayes.
+func (opt Options) Check(name string) error {
+	if opt.Batch > 1 && name != Bayes {
+		return fmt.Errorf("a batch of %d points a round is for strategy %s, not %s", opt.Batch, Bayes, name)
+	}
+	return nil
 }
 
 // Info describes a registered strategy.
@@ -99,7 +114,7 @@ var registry = []Info{
 		}},
 	{Bayes, "Bayesian optimization (Kernel Tuner's best at small budgets): a Gaussian process (Matérn 5/2, fitted by marginal likelihood) models log time; after the seeds and random points (a tenth of the evaluation budget, 5 to 20; else 20) each step measures the point of the largest expected improvement",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
-			return costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds})
+			return costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds, Batch: opt.Batch})
 		}},
 	{Hybrid, "Bayesian optimization in rounds of 4 built together, 3 of each round among the neighbours (one parameter moved to an adjacent value) of the 2 fastest points measured, 1 anywhere, all by expected improvement; after the seeds and random points (as bayes)",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {

@@ -190,3 +190,58 @@ func TestStrategiesLookahead(t *testing.T) {
 		}
 	}
 }
+
+// TestBayesBatch checks that bayes with Options.Batch B chooses its model's
+// points B a round, all offered to the builders (Upcoming) before any of
+// their results is told, and that Check takes a batch only for bayes.
+func TestBayesBatch(t *testing.T) {
+	space := testSpace(t)
+	info, err := strategies.Lookup(strategies.Bayes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range []int{1, 4, 8} {
+		s := info.New(space, autotune.NewRand(3), strategies.Options{Evaluations: 60, Batch: batch})
+		la := s.(autotune.Lookahead)
+		// The start: a tenth of the budget (6) of random points, then rounds.
+		rounds := map[int]int{} // round size -> count
+		for step := 0; step < 60; {
+			// A round is planned when Next finds none left: its other
+			// points are then all upcoming, before any result is told.
+			p, ok := s.Next()
+			if !ok {
+				break
+			}
+			up := la.Upcoming(100)
+			if step >= 6 {
+				rounds[len(up)+1]++
+			}
+			s.Tell(p, testEval(context.Background(), p))
+			step++
+			for range up {
+				q, _ := s.Next()
+				s.Tell(q, testEval(context.Background(), q))
+				step++
+			}
+		}
+		if rounds[batch] < 3 {
+			t.Errorf("batch %d: rounds after the start by size %v, want rounds of %d", batch, rounds, batch)
+		}
+		for size := range rounds {
+			if size > batch {
+				t.Errorf("batch %d: a round of %d points offered at once", batch, size)
+			}
+		}
+	}
+	if err := (strategies.Options{Batch: 4}).Check(strategies.Genetic); err == nil {
+		t.Error("Check took a batch for genetic")
+	}
+	for _, name := range []string{strategies.Bayes, strategies.Genetic} {
+		if err := (strategies.Options{Batch: 1}).Check(name); err != nil {
+			t.Errorf("Check(%s) with a batch of 1: %v", name, err)
+		}
+	}
+	if err := (strategies.Options{Batch: 8}).Check(strategies.Bayes); err != nil {
+		t.Errorf("Check(bayes) with a batch of 8: %v", err)
+	}
+}

@@ -221,3 +221,11 @@ fi
 if has l3 || has l5 || has sm; then
   (cd "$OUT" && tar cJf "bench-${PART//,/-}.tar.xz" r && rm -rf r)
 fi
+# PART=bb (binary with --batch): bayes with rounds of 8 and 15 points live
+#   on MATMUL L, 60 s each: evaluations a minute against genetic's.
+if has bb; then
+  for b in 8 15; do
+    $H tune matmul --size L -d GPU -s bayes --batch $b -t 60 --no-db > "$OUT/r/bb-$b.txt" 2>&1
+  done
+  $H tune matmul --size L -d GPU -s genetic -t 60 --no-db > "$OUT/r/bb-genetic.txt" 2>&1
+fi
