@@ -121,8 +121,11 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 		}
 		infos = append(infos, info)
 	}
-	if cfg.Batch > 1 && !slices.ContainsFunc(infos, func(i strategies.Info) bool { return i.Name == strategies.Bayes }) {
-		return nil, fmt.Errorf("replay: a batch of %d points a round is for strategy %s, which is not replayed", cfg.Batch, strategies.Bayes)
+	// A batch is for the strategies that take one (strategies.Options.Check);
+	// the others replayed beside them ignore it.
+	batch := strategies.Options{Batch: cfg.Batch}
+	if err := batch.Check(infos[0].Name); err != nil && !slices.ContainsFunc(infos, func(i strategies.Info) bool { return batch.Check(i.Name) == nil }) {
+		return nil, fmt.Errorf("replay: %w, and none of the strategies replayed takes one", err)
 	}
 	var out []*Result
 	for _, info := range infos {
@@ -135,9 +138,8 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 	return out, nil
 }
 
-// replayOne replays the strategy info makes as Replay does each of
-// cfg.Strategies (cfg's Strategies unread): a test can replay a strategy
-// the registry does not hold with the same searches and scores.
+// replayOne replays one of cfg.Strategies, info, for seeds 1 to
+// cfg.Seeds and scores it (cfg's Strategies unread).
 func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) (*Result, error) {
 	seeds := cfg.Seeds
 	if seeds <= 0 {
