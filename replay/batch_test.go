@@ -5,13 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/hplopt/hplopt/autotune"
-	"github.com/hplopt/hplopt/costmodel"
 	"github.com/hplopt/hplopt/strategies"
 )
 
@@ -31,19 +28,8 @@ var docTables = []struct {
 // search with (seeds 1 to it).
 var batchSeeds = flag.Int("batch-seeds", 20, "seeds of BenchmarkBayesBatchReplay's searches (1 to N)")
 
-// bayesBatch is Bayesian optimization with the settings given, made as the
-// registry makes bayes (its budget and start points from the options), under
-// name: a strategy the registry does not hold, replayed by replayOne.
-func bayesBatch(name string, set costmodel.BayesSettings) strategies.Info {
-	return strategies.Info{Name: name, New: func(space *autotune.Space, r *rand.Rand, opt strategies.Options) autotune.Strategy {
-		s := set
-		s.Evaluations, s.Seeds, s.Name = opt.Evaluations, opt.Seeds, name
-		return costmodel.NewBayes(space, r, s)
-	}}
-}
-
 // BenchmarkBayesBatchReplay replays Bayesian optimization with a batch of
-// B points a round (costmodel.BayesSettings.Batch; Local 0: every point of
+// B points a round (Config.Batch, --batch: the registry's bayes, every point of
 // a round the largest expected improvement with the kriging believer), as a
 // live search with B builders would measure it, beside the registry's bayes
 // (B = 1) and hybrid, on the eight tables of docs/replay.md (seeds 1 to 20,
@@ -66,22 +52,18 @@ func BenchmarkBayesBatchReplay(b *testing.B) {
 		}
 		tables = append(tables, t)
 	}
-	registered := func(name string) strategies.Info {
-		info, err := strategies.Lookup(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return info
-	}
-	for _, info := range []strategies.Info{
-		registered(strategies.Bayes),
-		bayesBatch("batch=1", costmodel.BayesSettings{Batch: 1}),
-		bayesBatch("batch=4", costmodel.BayesSettings{Batch: 4}),
-		bayesBatch("batch=8", costmodel.BayesSettings{Batch: 8}),
-		bayesBatch("batch=15", costmodel.BayesSettings{Batch: 15}),
-		registered(strategies.Hybrid),
+	for _, run := range []struct {
+		label, strategy string
+		batch           int // Config.Batch: bayes's points a round
+	}{
+		{strategies.Bayes, strategies.Bayes, 0},
+		{"batch=1", strategies.Bayes, 1},
+		{"batch=4", strategies.Bayes, 4},
+		{"batch=8", strategies.Bayes, 8},
+		{"batch=15", strategies.Bayes, 15},
+		{strategies.Hybrid, strategies.Hybrid, 0},
 	} {
-		b.Run(info.Name, func(b *testing.B) {
+		b.Run(run.label, func(b *testing.B) {
 			for range b.N {
 				results := make([]*Result, len(tables))
 				errs := make([]error, len(tables))
@@ -90,7 +72,11 @@ func BenchmarkBayesBatchReplay(b *testing.B) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						results[i], errs[i] = replayOne(context.Background(), t, Config{Evaluations: docTables[i].evals, Seeds: *batchSeeds}, info)
+						var rs []*Result
+						rs, errs[i] = Replay(context.Background(), t, Config{Strategies: []string{run.strategy}, Evaluations: docTables[i].evals, Seeds: *batchSeeds, Batch: run.batch})
+						if errs[i] == nil {
+							results[i] = rs[0]
+						}
 					}()
 				}
 				wg.Wait()
@@ -119,7 +105,7 @@ func BenchmarkBayesBatchReplay(b *testing.B) {
 					}
 					cells = append(cells, cell+", "+yes)
 				}
-				b.Logf("| %s | %s | %d | %d | %+.3f | %+.3f | %+.3f | %+.3f |", info.Name, strings.Join(cells, " | "), at95, beats, score[0], score[1], score[2], score[3])
+				b.Logf("| %s | %s | %d | %d | %+.3f | %+.3f | %+.3f | %+.3f |", run.label, strings.Join(cells, " | "), at95, beats, score[0], score[1], score[2], score[3])
 				b.ReportMetric(score[0], "score@20")
 				b.ReportMetric(score[1], "score@2.5%")
 				b.ReportMetric(score[2], "score@5%")
