@@ -6,7 +6,7 @@ usage: testdata/replay/remeasure.py TABLE.csv KERNEL "SIZE FLAGS" OUT.csv [TOP [
 It takes the TOP (20) fastest successful rows of TABLE.csv and measures each
 ROUNDS (3) times, round-robin (each round visits every row, in an order
 rotated from round to round, so that a spell of load on the shared machine
-falls on different rows), with `hplopt tune KERNEL SIZE -d CPU -s exhaustive
+falls on different rows), with `hplopt tune KERNEL SIZE -d $DEVICE -s exhaustive
 --runs RUNS --params ROW` (RUNS 10), every parameter pinned: the row's
 columns, and the extensions of the space that the tables predate at their
 neutral values ($NEUTRAL, default vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1;
@@ -18,7 +18,8 @@ the medians of 5); the row's new time is the median of its ROUNDS
 measurements. OUT.csv gets one line per row: its parameters, the table's
 time, each round's time, the new time, and the load average (uptime) before
 each round. The table itself is not changed (update.py does that).
-$HPLOPT names the binary (default: hplopt on PATH).
+$HPLOPT names the binary (default: hplopt on PATH), $DEVICE the device
+(default CPU; GPU for the H100 tables).
 """
 import csv, json, os, random, statistics, subprocess, sys, tempfile
 
@@ -39,7 +40,7 @@ def measure(binary, kernel, size, pins, runs):
     with tempfile.TemporaryDirectory() as d:
         js = os.path.join(d, "r.json")
         cmd = [binary, "tune", kernel] + size.split() + [
-            "-d", "CPU", "-s", "exhaustive", "-e", "1", "-q", "--no-db",
+            "-d", os.environ.get("DEVICE", "CPU"), "-s", "exhaustive", "-e", "1", "-q", "--no-db",
             "--runs", str(runs), "--params", pins, "--json", js]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(js) as f:

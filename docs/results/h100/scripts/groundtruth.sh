@@ -1,16 +1,20 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d]...: measures dense subspaces of the Table 2
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv]...: measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
 # (hplopt replay --export-table: no Go, no python) under $OUT:
 #
 #   $OUT/groundtruth/matmul1024-h100.csv  MATMUL n=1024x1024 k=1024, 1295 points
 #   $OUT/groundtruth/conv2d1024-h100.csv  2DCONV n=1024x1024 k=7x7,   885 points
+#   $OUT/groundtruth/syrk1024-h100.csv    SYRK n=1024x1024 k=1024,    912 points
+#   $OUT/groundtruth/nbody32768-h100.csv  NBODY n=32768 k=32768,      504 points
+#   $OUT/groundtruth/mv8192-h100.csv      MV n=8192 k=8192,           523 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
-# The extensions of spaces table2-3, table2-4 and table2-9 (vec, pack, ltrans,
-# prefetch, warp, gswz, split, coff) are pinned to their neutral values, so the
-# tables are subspaces of table2-2's passes. The counts are those of the space with the H100's limits (work-
+# The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
+# warp, gswz, split, coff; ftz and fission in the tables recorded since
+# 2026-11-27) are pinned to their neutral values, so the tables are
+# subspaces of table2-2's passes. The counts are those of the space with the H100's limits (work-
 # groups of at most 1024, local sizes at most 1024x1024x64); the test
 # TestGroundTruthSpaces (optimizer) checks them. Each table takes about
 # 2 to 3.5 minutes at 0.1 to 0.15 s per variant (builds in parallel, runs of
@@ -55,8 +59,20 @@ for t in "${@:-matmul conv2d}"; do
 			record conv2d1024-h100 conv2d "-n 1024,1024 -k 7,7" \
 				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0 885
 			;;
+		syrk)
+			record syrk1024-h100 syrk "-n 1024,1024 -k 1024" \
+				fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 912
+			;;
+		nbody)
+			record nbody32768-h100 nbody "-n 32768 -k 32768" \
+				interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,bszx=4,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 504
+			;;
+		mv)
+			record mv8192-h100 mv "-n 8192 -k 8192" \
+				interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 523
+			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul or conv2d)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody or mv)" >&2
 			exit 2
 			;;
 		esac

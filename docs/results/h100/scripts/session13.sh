@@ -1,0 +1,57 @@
+#!/bin/bash
+# More GPU ground truth for replay, and whether the H100 tables repeat
+# (2026-11-27, seventh session).
+# Binary: .gpu/hplopt.xz (`make gpu`, then xz).
+#   PART=gt: three more tables, groundtruth.sh syrk nbody mv (SYRK n=1024
+#     k=1024, 912 points; NBODY n=32768, 504; MV n=8192, 523), each
+#     searched exhaustively with 16 builders; tables, outputs and records
+#     databases under $OUT/groundtruth.
+#   PART=rc: each H100 table's 10 fastest rows and 10 more drawn at random
+#     (seed 1) measured again, each in its own process, in three rounds in
+#     turn (testdata/replay/remeasure.py with DEVICE=GPU: hplopt tune -s
+#     exhaustive --runs 10, every parameter pinned, the median of 10
+#     launches); the tables of space table2-2 (MATMUL, 2DCONV) with the later
+#     passes at their neutral values. $TABLES (default: the five) names
+#     the tables, as testdata/replay/NAME.csv or a path.
+# Run from the repository root:  OUT=/some/dir PART=gt bash docs/results/h100/scripts/session13.sh
+set -u
+: "${OUT:?set OUT to the output directory}"
+PART=${PART:-gt}
+B=/tmp/hplopt-bin
+mkdir -p "$B" "$OUT/r"
+[ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
+H=$B/hplopt
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/r/gpu-$PART.txt" 2>&1
+
+for part in ${PART//,/ }; do
+	case $part in
+	gt)
+		HPLOPT=$H OUT=$OUT bash docs/results/h100/scripts/groundtruth.sh syrk nbody mv 2>&1 | tee "$OUT/r/gt.txt"
+		;;
+	rc)
+		for t in ${TABLES:-matmul1024-h100 conv2d1024-h100 syrk1024-h100 nbody32768-h100 mv8192-h100}; do
+			case $t in
+			*/*) f=$t ;;
+			*) f=testdata/replay/$t.csv ;;
+			esac
+			[ -f "$f" ] || f=$OUT/groundtruth/$(basename "$t" .csv).csv
+			[ -f "$f" ] || { echo "session13.sh: no table $t" >&2; continue; }
+			kernel=$(sed -n 's/^# kernel: //p' "$f")
+			case $(basename "$f") in
+			matmul1024-h100.csv) size="-n 1024,1024 -k 1024" neutral=vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1 ;;
+			conv2d1024-h100.csv) size="-n 1024,1024 -k 7,7" neutral=vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1 ;;
+			syrk1024-h100.csv) size="-n 1024,1024 -k 1024" neutral= ;;
+			nbody32768-h100.csv) size="-n 32768 -k 32768" neutral= ;;
+			mv8192-h100.csv) size="-n 8192 -k 8192" neutral= ;;
+			*) echo "session13.sh: no size for $f" >&2; continue ;;
+			esac
+			start=$(date +%s)
+			DEVICE=GPU HPLOPT=$H NEUTRAL=$neutral SAMPLE=10 python3 testdata/replay/remeasure.py "$f" "$kernel" "$size" "$OUT/r/rc-$(basename "$f")" 10 3 10 2> "$OUT/r/rc-$(basename "$f" .csv).log"
+			echo "$(basename "$f"): $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+		done
+		;;
+	*)
+		echo "session13.sh: unknown PART $part" >&2
+		;;
+	esac
+done
