@@ -19,7 +19,8 @@ measurements. OUT.csv gets one line per row: its parameters, the table's
 time, each round's time, the new time, and the load average (uptime) before
 each round. The table itself is not changed (update.py does that).
 $HPLOPT names the binary (default: hplopt on PATH), $DEVICE the device
-(default CPU; GPU for the H100 tables).
+(default CPU; GPU for the H100 tables), $BUILDERS, when set, tune's
+--builders (-1: no builder processes, the measuring process builds).
 """
 import csv, json, os, random, statistics, subprocess, sys, tempfile
 
@@ -41,7 +42,8 @@ def measure(binary, kernel, size, pins, runs):
         js = os.path.join(d, "r.json")
         cmd = [binary, "tune", kernel] + size.split() + [
             "-d", os.environ.get("DEVICE", "CPU"), "-s", "exhaustive", "-e", "1", "-q", "--no-db",
-            "--runs", str(runs), "--params", pins, "--json", js]
+            "--runs", str(runs), "--params", pins, "--json", js] + (
+            ["--builders", os.environ["BUILDERS"]] if os.environ.get("BUILDERS") else [])
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(js) as f:
             rep = json.load(f)

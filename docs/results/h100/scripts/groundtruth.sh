@@ -27,11 +27,13 @@
 # The tables go to testdata/replay/ (docs/replay.md says how they are used).
 set -u
 H=${HPLOPT:-$PWD/.gpu/hplopt}
-D=${OUT:-.}/groundtruth
+D=${OUT:-.}/${GT_DIR:-groundtruth}
 mkdir -p "$D"
-# Parallel builds: the builder pool's flag when the binary has it.
+# Parallel builds: the builder pool's flag when the binary has it
+# ($BUILDERS, default 16; -1: no builder processes, the measuring process
+# builds, for a second pass over a warm cache of built programs).
 if "$H" tune -h 2>&1 | grep -q -- '--builders'; then
-	par="--builders 16"
+	par="--builders ${BUILDERS:-16}"
 else
 	par="--builds 16"
 fi
@@ -57,7 +59,7 @@ for t in "${@:-matmul conv2d}"; do
 			;;
 		conv2d)
 			record conv2d1024-h100 conv2d "-n 1024,1024 -k 7,7" \
-				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0 885
+				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 885
 			;;
 		syrk)
 			record syrk1024-h100 syrk "-n 1024,1024 -k 1024" \

@@ -12,7 +12,14 @@
 #     exhaustive --runs 10, every parameter pinned, the median of 10
 #     launches); the tables of space table2-2 (MATMUL, 2DCONV) with the later
 #     passes at their neutral values. $TABLES (default: the five) names
-#     the tables, as testdata/replay/NAME.csv or a path.
+#     the tables, as testdata/replay/NAME.csv or a path; $BUILDERS, when
+#     set, is each process's --builders (-1: none, which starts faster
+#     than 15 builder processes for one variant).
+#   PART=gt2: 2DCONV n=1024 k=7x7 (885 points) recorded again in two
+#     passes: groundtruth.sh conv2d with 16 builders (fills the cache of
+#     built programs), then with BUILDERS=-1 (every program from the cache,
+#     no builder process beside the measurements; GT_DIR=groundtruth2, the
+#     table), then PART=rc's re-measurement of that table with BUILDERS=-1.
 # Run from the repository root:  OUT=/some/dir PART=gt bash docs/results/h100/scripts/session13.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -28,6 +35,13 @@ for part in ${PART//,/ }; do
 	gt)
 		HPLOPT=$H OUT=$OUT bash docs/results/h100/scripts/groundtruth.sh syrk nbody mv 2>&1 | tee "$OUT/r/gt.txt"
 		;;
+	gt2)
+		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh conv2d 2>&1 | tee "$OUT/r/gt2.txt"
+		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh conv2d 2>&1 | tee -a "$OUT/r/gt2.txt"
+		start=$(date +%s)
+		DEVICE=GPU BUILDERS=-1 HPLOPT=$H NEUTRAL= SAMPLE=10 python3 testdata/replay/remeasure.py "$OUT/groundtruth2/conv2d1024-h100.csv" conv2d "-n 1024,1024 -k 7,7" "$OUT/r/rc-gt2-conv2d1024-h100.csv" 10 3 10 2> "$OUT/r/rc-gt2-conv2d1024-h100.log"
+		echo "gt2 conv2d1024-h100.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+		;;
 	rc)
 		for t in ${TABLES:-matmul1024-h100 conv2d1024-h100 syrk1024-h100 nbody32768-h100 mv8192-h100}; do
 			case $t in
@@ -37,6 +51,7 @@ for part in ${PART//,/ }; do
 			[ -f "$f" ] || f=$OUT/groundtruth/$(basename "$t" .csv).csv
 			[ -f "$f" ] || { echo "session13.sh: no table $t" >&2; continue; }
 			kernel=$(sed -n 's/^# kernel: //p' "$f")
+			[ "$kernel" = mxm ] && kernel=matmul # the table's kernel under its old name
 			case $(basename "$f") in
 			matmul1024-h100.csv) size="-n 1024,1024 -k 1024" neutral=vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1 ;;
 			conv2d1024-h100.csv) size="-n 1024,1024 -k 7,7" neutral=vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1 ;;
@@ -46,7 +61,7 @@ for part in ${PART//,/ }; do
 			*) echo "session13.sh: no size for $f" >&2; continue ;;
 			esac
 			start=$(date +%s)
-			DEVICE=GPU HPLOPT=$H NEUTRAL=$neutral SAMPLE=10 python3 testdata/replay/remeasure.py "$f" "$kernel" "$size" "$OUT/r/rc-$(basename "$f")" 10 3 10 2> "$OUT/r/rc-$(basename "$f" .csv).log"
+			DEVICE=GPU BUILDERS=${BUILDERS:-} HPLOPT=$H NEUTRAL=$neutral SAMPLE=10 python3 testdata/replay/remeasure.py "$f" "$kernel" "$size" "$OUT/r/rc-$(basename "$f")" 10 3 10 2> "$OUT/r/rc-$(basename "$f" .csv).log"
 			echo "$(basename "$f"): $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
 		done
 		;;
