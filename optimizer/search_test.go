@@ -357,6 +357,8 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"syrk", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 912},
 		{"nbody", kernels.Size{N: []int{32768}, K: []int{32768}}, "interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,bszx=4,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 504},
 		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, "interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 523},
+		{"nbody", kernels.Size{N: []int{32768}, K: []int{32768}}, "interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2480},
+		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, "interleave=1,fullunroll=1,lmem=0,uf=4,vw=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2200},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

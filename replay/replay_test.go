@@ -311,6 +311,8 @@ func TestCommittedTables(t *testing.T) {
 		"syrk1024-h100.csv":         {912, 200, 0.085504},
 		"nbody32768-h100.csv":       {504, 63, 1.895808},
 		"mv8192-h100.csv":           {523, 0, 0.33728},
+		"nbody32768-h100-wide.csv":  {2480, 310, 1.018592},
+		"mv8192-h100-wide.csv":      {2200, 0, 0.300128},
 	}
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) != len(want) {

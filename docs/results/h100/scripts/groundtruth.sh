@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv]...: measures dense subspaces of the Table 2
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide]...: measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
 # (hplopt replay --export-table: no Go, no python) under $OUT:
@@ -9,6 +9,8 @@
 #   $OUT/groundtruth/syrk1024-h100.csv    SYRK n=1024x1024 k=1024,    912 points
 #   $OUT/groundtruth/nbody32768-h100.csv  NBODY n=32768 k=32768,      504 points
 #   $OUT/groundtruth/mv8192-h100.csv      MV n=8192 k=8192,           523 points
+#   $OUT/groundtruth/nbody32768-h100-wide.csv  NBODY, bszx free,     2480 points
+#   $OUT/groundtruth/mv8192-h100-wide.csv      MV, vw=1, tw0 free,   2200 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -73,8 +75,16 @@ for t in "${@:-matmul conv2d}"; do
 			record mv8192-h100 mv "-n 8192 -k 8192" \
 				interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 523
 			;;
+		nbody-wide)
+			record nbody32768-h100-wide nbody "-n 32768 -k 32768" \
+				interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2480
+			;;
+		mv-wide)
+			record mv8192-h100-wide mv "-n 8192 -k 8192" \
+				interleave=1,fullunroll=1,lmem=0,uf=4,vw=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2200
+			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody or mv)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide or mv-wide)" >&2
 			exit 2
 			;;
 		esac

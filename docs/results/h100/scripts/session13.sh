@@ -20,6 +20,14 @@
 #     built programs), then with BUILDERS=-1 (every program from the cache,
 #     no builder process beside the measurements; GT_DIR=groundtruth2, the
 #     table), then PART=rc's re-measurement of that table with BUILDERS=-1.
+#   PART=gt3: NBODY n=32768 with bszx free (2480 points) and MV n=8192
+#     with vw=1 and tw0 free (2200 points), groundtruth.sh nbody-wide mv-wide,
+#     in two passes as PART=gt2 (the second, with BUILDERS=-1, the tables,
+#     under $OUT/groundtruth2), then PART=rc's re-measurement of each.
+#   PART=live: MATMUL L searched $T s (default 60) with -s genetic and
+#     with -s $S (default hybrid), one after the other, then again in the
+#     other order (hplopt tune matmul --size L -d GPU -s STRATEGY -t $T
+#     --no-db --json); outputs under $OUT/r/live-*.
 # Run from the repository root:  OUT=/some/dir PART=gt bash docs/results/h100/scripts/session13.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -63,6 +71,23 @@ for part in ${PART//,/ }; do
 			start=$(date +%s)
 			DEVICE=GPU BUILDERS=${BUILDERS:-} HPLOPT=$H NEUTRAL=$neutral SAMPLE=10 python3 testdata/replay/remeasure.py "$f" "$kernel" "$size" "$OUT/r/rc-$(basename "$f")" 10 3 10 2> "$OUT/r/rc-$(basename "$f" .csv).log"
 			echo "$(basename "$f"): $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+		done
+		;;
+	gt3)
+		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh nbody-wide mv-wide 2>&1 | tee "$OUT/r/gt3.txt"
+		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh nbody-wide mv-wide 2>&1 | tee -a "$OUT/r/gt3.txt"
+		for t in nbody32768-h100-wide:nbody:"-n 32768 -k 32768" mv8192-h100-wide:mv:"-n 8192 -k 8192"; do
+			IFS=: read -r name kernel size <<< "$t"
+			start=$(date +%s)
+			DEVICE=GPU BUILDERS=-1 HPLOPT=$H NEUTRAL= SAMPLE=10 python3 testdata/replay/remeasure.py "$OUT/groundtruth2/$name.csv" "$kernel" "$size" "$OUT/r/rc-$name.csv" 10 3 10 2> "$OUT/r/rc-$name.log"
+			echo "gt3 $name.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+		done
+		;;
+	live)
+		for s in genetic "${S:-hybrid}" "${S:-hybrid}" genetic; do
+			n=$(ls "$OUT/r" | grep -c "^live-$s-" || true)
+			"$H" tune matmul --size L -d GPU -s "$s" -t "${T:-60}" --no-db --json "$OUT/r/live-$s-$n.json" > "$OUT/r/live-$s-$n.txt" 2>&1
+			grep -E '^(evaluations|time|device|best)' "$OUT/r/live-$s-$n.txt" | sed "s/^/$s $n: /"
 		done
 		;;
 	*)
