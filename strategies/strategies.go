@@ -10,8 +10,10 @@
 package strategies
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/hplopt/hplopt/autotune"
@@ -30,7 +32,12 @@ const (
 	Model      = "model"
 	Bayes      = "bayes"
 	Hybrid     = "hybrid"
+	Opening    = "opening"
 )
+
+// OpeningEvaluations is the opening strategy's default number of
+// evaluations chosen as hybrid chooses them (Options.Opening).
+const OpeningEvaluations = 24
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
 var BanditTechniques = []string{Annealing, PSO, Genetic, Random}
@@ -59,6 +66,11 @@ type Options struct {
 	// search builds them in parallel; other strategies ignore it (Check
 	// rejects it with them). Default 0: 1.
 	Batch int
+	// Opening is the number of evaluations, the start points included,
+	// that the opening strategy chooses as hybrid does before the genetic
+	// algorithm takes over; other strategies ignore it. Default 0:
+	// OpeningEvaluations.
+	Opening int
 }
 
 // Check reports an error when opt sets what the strategy named name does
@@ -122,9 +134,41 @@ var registry = []Info{
 		}},
 }
 
+// newOpening makes the opening strategy: hybrid for opt.Opening
+// evaluations, then genetic, whose seeds are the points hybrid measured,
+// the fastest first (failures last), so that its islands' first
+// generations are made of them and it breeds from them at once.
+func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+	k := opt.Opening
+	if k <= 0 {
+		k = OpeningEvaluations
+	}
+	hybrid, err := Lookup(Hybrid)
+	if err != nil {
+		panic(err) // a name of this package
+	}
+	ga, err := Lookup(Genetic)
+	if err != nil {
+		panic(err)
+	}
+	first := hybrid.New(space, r, opt)
+	return autotune.NewOpening(Opening, first, k, func(told []autotune.Eval) autotune.Strategy {
+		order := slices.Clone(told)
+		slices.SortStableFunc(order, func(a, b autotune.Eval) int {
+			return cmp.Compare(a.Result.Fitness(), b.Result.Fitness())
+		})
+		gopt := opt
+		gopt.Seeds = nil
+		for _, e := range order {
+			gopt.Seeds = append(gopt.Seeds, e.Point)
+		}
+		return ga.New(space, r, gopt)
+	})
+}
+
 func init() {
-	// Registered here, not in the list: it makes its techniques through
-	// the registry.
+	// Registered here, not in the list: they make their techniques
+	// through the registry.
 	registry = append(registry, Info{Bandit, "an AUC bandit (OpenTuner's, window 500, C 0.05) choosing each step among " + strings.Join(BanditTechniques, ", ") + ", which share one result history",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 			techs := make([]autotune.Strategy, len(BanditTechniques))
@@ -137,6 +181,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid's choices for the first %d evaluations (start points included; Options.Opening), then the genetic algorithm (as genetic), its islands' first generation the points measured, fastest first, told every result", OpeningEvaluations), newOpening})
 }
 
 // All returns the registered strategies, the default first.

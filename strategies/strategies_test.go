@@ -245,3 +245,62 @@ func TestBayesBatch(t *testing.T) {
 		t.Errorf("Check(bayes) with a batch of 8: %v", err)
 	}
 }
+
+// TestOpening: the opening strategy's first Options.Opening evaluations
+// are those hybrid makes with the same seed and budget (the first K of
+// its search), after which the genetic algorithm takes over; no point is
+// evaluated twice and the budget is kept, with and without Tune looking
+// ahead.
+func TestOpening(t *testing.T) {
+	space := testSpace(t)
+	const evals = 40
+	run := func(name string, k, lookahead int) []string {
+		s, err := strategies.New(name, space, autotune.NewRand(4), strategies.Options{Evaluations: evals, Opening: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev autotune.Evaluator = autotune.EvaluatorFunc(testEval)
+		if lookahead > 0 {
+			ev = preparing{autotune.EvaluatorFunc(testEval)}
+		}
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: evals, Lookahead: lookahead}, space, s, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, ok := s.(*autotune.Opening); ok && o.Phase() != 2 {
+			t.Errorf("opening k=%d: still phase 1 after %d evaluations", k, evals)
+		}
+		var keys []string
+		seen := map[string]bool{}
+		for _, e := range rep.History {
+			if k := e.Point.Key(); seen[k] {
+				t.Errorf("%s: %v evaluated twice", name, e.Point)
+			} else {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+		if len(rep.History) != evals {
+			t.Errorf("%s: %d evaluations, want %d", name, len(rep.History), evals)
+		}
+		return keys
+	}
+	for _, lookahead := range []int{0, 8} {
+		hybrid := run(strategies.Hybrid, 0, lookahead)
+		for _, k := range []int{6, 16} {
+			got := run(strategies.Opening, k, lookahead)
+			if strings.Join(got[:k], " ") != strings.Join(hybrid[:k], " ") {
+				t.Errorf("lookahead %d: opening k=%d began %v, want hybrid's %v", lookahead, k, got[:k], hybrid[:k])
+			}
+			if strings.Join(got, " ") == strings.Join(hybrid, " ") {
+				t.Errorf("lookahead %d: opening k=%d searched as hybrid after its %d points", lookahead, k, k)
+			}
+		}
+	}
+}
+
+// preparing is an evaluator that says it prepares points, so that Tune
+// asks the strategy for its upcoming points.
+type preparing struct{ autotune.EvaluatorFunc }
+
+func (preparing) Prepare(autotune.Point) {}
