@@ -31,7 +31,9 @@ var openingParallel = flag.Int("opening-parallel", 2, "tables BenchmarkOpeningRe
 
 // BenchmarkOpeningReplay replays the strategy opening (hybrid's choices
 // for the first K evaluations, then the genetic algorithm) with K of 16,
-// 24 (the default) and 32, beside genetic and hybrid, on the twelve tables
+// 24 (the default) and 32, hybrid starting from the start points and 10
+// of their neighbours (the default, "opening") or from its own initial
+// points (Neighbours -1, "plain"), beside genetic and hybrid, on the twelve tables
 // of openingTables (seeds 1 to 20, -e a tenth of each table), without and
 // with the lookahead of a live search with 15 builders (30 points:
 // Config.Lookahead). For each it logs, per table, the median fraction of
@@ -58,13 +60,16 @@ func BenchmarkOpeningReplay(b *testing.B) {
 			b.Logf("| strategy | %s | at 0.95 | beat random | score@20 | @2.5%% | @5%% | @10%% |", strings.Join(names, " | "))
 			for _, run := range []struct {
 				label, strategy string
-				k               int // Config.Opening
+				opening         strategies.OpeningSettings // Config.Opening
 			}{
-				{strategies.Genetic, strategies.Genetic, 0},
-				{strategies.Hybrid, strategies.Hybrid, 0},
-				{"opening/k=16", strategies.Opening, 16},
-				{"opening/k=24", strategies.Opening, 24},
-				{"opening/k=32", strategies.Opening, 32},
+				{strategies.Genetic, strategies.Genetic, strategies.OpeningSettings{}},
+				{strategies.Hybrid, strategies.Hybrid, strategies.OpeningSettings{}},
+				{"opening/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16}},
+				{"opening/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24}},
+				{"opening/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32}},
+				{"plain/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: -1}},
+				{"plain/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: -1}},
+				{"plain/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: -1}},
 			} {
 				b.Run(run.label, func(b *testing.B) {
 					for range b.N {
@@ -79,7 +84,7 @@ func BenchmarkOpeningReplay(b *testing.B) {
 								sem <- struct{}{}
 								defer func() { <-sem }()
 								var rs []*Result
-								rs, errs[i] = Replay(context.Background(), t, Config{Strategies: []string{run.strategy}, Evaluations: openingTables[i].evals, Seeds: 20, Lookahead: lookahead, Opening: run.k})
+								rs, errs[i] = Replay(context.Background(), t, Config{Strategies: []string{run.strategy}, Evaluations: openingTables[i].evals, Seeds: 20, Lookahead: lookahead, Opening: run.opening})
 								if errs[i] == nil {
 									results[i] = rs[0]
 								}

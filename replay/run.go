@@ -47,10 +47,9 @@ type Config struct {
 	// offered (the genetic search's local points) then searches in a live
 	// search's order. Default 0: none asked.
 	Lookahead int
-	// Opening is the evaluations strategy opening chooses as hybrid does
-	// before the genetic algorithm takes over (strategies.Options.Opening);
-	// other strategies ignore it. Default 0: strategies.OpeningEvaluations.
-	Opening int
+	// Opening tunes strategy opening (strategies.Options.Opening); other
+	// strategies ignore it. Default: strategies.OpeningSettings{}.
+	Opening strategies.OpeningSettings
 }
 
 // preparing is a table's evaluator that says it prepares points, so that

@@ -35,9 +35,11 @@ const (
 	Opening    = "opening"
 )
 
-// OpeningEvaluations is the opening strategy's default number of
-// evaluations chosen as hybrid chooses them (Options.Opening).
-const OpeningEvaluations = 24
+// The opening strategy's defaults (OpeningSettings).
+const (
+	OpeningEvaluations = 24
+	OpeningNeighbours  = 10
+)
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
 var BanditTechniques = []string{Annealing, PSO, Genetic, Random}
@@ -66,11 +68,25 @@ type Options struct {
 	// search builds them in parallel; other strategies ignore it (Check
 	// rejects it with them). Default 0: 1.
 	Batch int
-	// Opening is the number of evaluations, the start points included,
-	// that the opening strategy chooses as hybrid does before the genetic
-	// algorithm takes over; other strategies ignore it. Default 0:
-	// OpeningEvaluations.
-	Opening int
+	// Opening tunes the opening strategy; others ignore it. Default:
+	// OpeningSettings{}.
+	Opening OpeningSettings
+}
+
+// OpeningSettings tune the opening strategy: hybrid chooses its first
+// Evaluations points, then the genetic algorithm the rest.
+type OpeningSettings struct {
+	// Evaluations is the number of evaluations, the start points
+	// included, that hybrid chooses before the genetic algorithm takes
+	// over. Default 0: OpeningEvaluations.
+	Evaluations int
+	// Neighbours is the number of neighbours of the start points (as the
+	// genetic algorithm's first generation holds them: a start point
+	// after the first, in turn, with one parameter moved to the next value
+	// of its range) that hybrid measures after the start points, instead
+	// of its random points, before its first model. Default 0:
+	// OpeningNeighbours; negative for none (hybrid's own initial points).
+	Neighbours int
 }
 
 // Check reports an error when opt sets what the strategy named name does
@@ -139,7 +155,7 @@ var registry = []Info{
 // the fastest first (failures last), so that its islands' first
 // generations are made of them and it breeds from them at once.
 func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
-	k := opt.Opening
+	k := opt.Opening.Evaluations
 	if k <= 0 {
 		k = OpeningEvaluations
 	}
@@ -152,6 +168,13 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 		panic(err)
 	}
 	first := hybrid.New(space, r, opt)
+	if near := opt.Opening.Neighbours; near >= 0 {
+		if near == 0 {
+			near = OpeningNeighbours
+		}
+		seeds := nearSeeds(space, r, opt.Seeds, near)
+		first = costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: seeds, Init: len(seeds), Batch: 4, Local: 3, LocalBest: 2, Name: Hybrid})
+	}
 	return autotune.NewOpening(Opening, first, k, func(told []autotune.Eval) autotune.Strategy {
 		order := slices.Clone(told)
 		slices.SortStableFunc(order, func(a, b autotune.Eval) int {
@@ -164,6 +187,47 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 		}
 		return ga.New(space, r, gopt)
 	})
+}
+
+// nearSeeds returns the seeds, repaired, then up to n distinct points,
+// each one of the seeds after the first (in turn; the first when it is
+// the only one) with one parameter, drawn at random, moved to the value
+// next to its own in its range (up or down, drawn at random), repaired,
+// as the genetic algorithm's first generation holds them.
+func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n int) []autotune.Point {
+	var out []autotune.Point
+	in := map[string]bool{}
+	for _, s := range seeds {
+		p := space.Repair(s)
+		if space.Contains(p) && !in[p.Key()] {
+			in[p.Key()] = true
+			out = append(out, p)
+		}
+	}
+	from := slices.Clone(out)
+	if len(from) > 1 {
+		from = from[1:]
+	}
+	for try, added := 0, 0; added < n && len(from) > 0 && try < 20*n; try++ {
+		s := from[try%len(from)]
+		k := r.IntN(s.Len())
+		rg := space.Range(k, s)
+		i := slices.Index(rg, s.Value(k))
+		if i < 0 || len(rg) < 2 {
+			continue
+		}
+		j := i + 1
+		if j == len(rg) || (i > 0 && r.IntN(2) == 0) {
+			j = i - 1
+		}
+		p := space.Repair(s.With(k, rg[j]))
+		if space.Contains(p) && !in[p.Key()] {
+			in[p.Key()] = true
+			out = append(out, p)
+			added++
+		}
+	}
+	return out
 }
 
 func init() {
