@@ -150,10 +150,12 @@ var registry = []Info{
 		}},
 }
 
-// newOpening makes the opening strategy: hybrid for opt.Opening
-// evaluations, then genetic, whose seeds are the points hybrid measured,
-// the fastest first (failures last), so that its islands' first
-// generations are made of them and it breeds from them at once.
+// newOpening makes the opening strategy: hybrid for
+// opt.Opening.Evaluations evaluations, its initial points the start
+// points and opt.Opening.Neighbours of their neighbours, then genetic,
+// whose seeds are the points hybrid measured, the fastest first (failures
+// last), so that its islands' first generations are made of them and it
+// breeds from them at once.
 func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 	k := opt.Opening.Evaluations
 	if k <= 0 {
@@ -245,7 +247,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid's choices for the first %d evaluations (start points included; Options.Opening), then the genetic algorithm (as genetic), its islands' first generation the points measured, fastest first, told every result", OpeningEvaluations), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid chooses the first %d evaluations (Options.Opening), starting from the start points and %d of their neighbours (as genetic's first generation) instead of random points; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, OpeningNeighbours), newOpening})
 }
 
 // All returns the registered strategies, the default first.
