@@ -32,8 +32,8 @@ var openingParallel = flag.Int("opening-parallel", 2, "tables BenchmarkOpeningRe
 // BenchmarkOpeningReplay replays the strategy opening (hybrid's choices
 // for the first K evaluations, then the genetic algorithm) with K of 16,
 // 24 (the default) and 32, hybrid starting from the start points and 10
-// of their neighbours (the default, "opening"), or 3 or 5 of them
-// ("near=3", "near=5"), or from its own initial points (Neighbours -1,
+// of their neighbours (the default, "opening"), or 1, 2, 3 or 5 of them
+// ("near=N"), or from its own initial points (Neighbours -1,
 // "plain"), beside genetic and hybrid, on the twelve tables
 // of openingTables (seeds 1 to 20, -e a tenth of each table), without and
 // with the lookahead of a live search with 15 builders (30 points:
@@ -68,6 +68,9 @@ func BenchmarkOpeningReplay(b *testing.B) {
 				{"opening/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16}},
 				{"opening/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24}},
 				{"opening/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32}},
+				{"near=1/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 1}},
+				{"near=2/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 2}},
+				{"near=2/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 2}},
 				{"near=3/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: 3}},
 				{"near=3/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 3}},
 				{"near=3/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 3}},
