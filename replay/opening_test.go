@@ -29,13 +29,17 @@ var openingTables = append(append([]struct {
 // at once.
 var openingParallel = flag.Int("opening-parallel", 2, "tables BenchmarkOpeningReplay replays at once")
 
-// BenchmarkOpeningReplay replays the strategy opening (hybrid's choices
-// for the first K evaluations, then the genetic algorithm) with K of 16,
-// 24 (the default) and 32, hybrid starting from the start points and 10
-// of their neighbours (the default, "opening"), or 1, 2, 3 or 5 of them
-// ("near=N"), or from its own initial points (Neighbours -1,
-// "plain"), beside genetic and hybrid, on the twelve tables
-// of openingTables (seeds 1 to 20, -e a tenth of each table), without and
+// openingSeeds is the number of seeds BenchmarkOpeningReplay replays each
+// search with (seeds 1 to it).
+var openingSeeds = flag.Int("opening-seeds", 20, "seeds of BenchmarkOpeningReplay's searches (1 to N)")
+
+// BenchmarkOpeningReplay replays the strategy opening (hybrid chooses the
+// first K evaluations, then the genetic algorithm) with its defaults
+// ("opening": K 32, hybrid starting from the start points and 2 of their
+// neighbours), with K of 16, 24 or 32 and 1, 2, 3, 5 or 10 neighbours
+// ("near=N/k=K"), and with hybrid's own initial points (Neighbours -1,
+// "plain/k=K"), beside genetic and hybrid, on the twelve tables of
+// openingTables (seeds 1 to 20, -e a tenth of each table), without and
 // with the lookahead of a live search with 15 builders (30 points:
 // Config.Lookahead). For each it logs, per table, the median fraction of
 // the optimum at 2.5% of the table and whether it beats random search
@@ -45,6 +49,9 @@ var openingParallel = flag.Int("opening-parallel", 2, "tables BenchmarkOpeningRe
 // replay; run it once:
 //
 //	go test ./replay -run '^$' -bench OpeningReplay -benchtime 1x -timeout 0 -v
+//
+// (-opening-seeds N after the package replays seeds 1 to N instead;
+// -opening-parallel P replays P tables at once, default 2.)
 func BenchmarkOpeningReplay(b *testing.B) {
 	var tables []*Table
 	var names []string
@@ -65,9 +72,10 @@ func BenchmarkOpeningReplay(b *testing.B) {
 			}{
 				{strategies.Genetic, strategies.Genetic, strategies.OpeningSettings{}},
 				{strategies.Hybrid, strategies.Hybrid, strategies.OpeningSettings{}},
-				{"opening/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16}},
-				{"opening/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24}},
-				{"opening/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32}},
+				{strategies.Opening, strategies.Opening, strategies.OpeningSettings{}},
+				{"near=10/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: 10}},
+				{"near=10/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 10}},
+				{"near=10/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 10}},
 				{"near=1/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 1}},
 				{"near=2/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 2}},
 				{"near=2/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 2}},
@@ -93,7 +101,7 @@ func BenchmarkOpeningReplay(b *testing.B) {
 								sem <- struct{}{}
 								defer func() { <-sem }()
 								var rs []*Result
-								rs, errs[i] = Replay(context.Background(), t, Config{Strategies: []string{run.strategy}, Evaluations: openingTables[i].evals, Seeds: 20, Lookahead: lookahead, Opening: run.opening})
+								rs, errs[i] = Replay(context.Background(), t, Config{Strategies: []string{run.strategy}, Evaluations: openingTables[i].evals, Seeds: *openingSeeds, Lookahead: lookahead, Opening: run.opening})
 								if errs[i] == nil {
 									results[i] = rs[0]
 								}

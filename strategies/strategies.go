@@ -37,8 +37,8 @@ const (
 
 // The opening strategy's defaults (OpeningSettings).
 const (
-	OpeningEvaluations = 24
-	OpeningNeighbours  = 10
+	OpeningEvaluations = 32
+	OpeningNeighbours  = 2
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
