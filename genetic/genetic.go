@@ -371,7 +371,9 @@ func (g *GA) fresh(avoid map[string]bool) (autotune.Point, bool) {
 	}
 }
 
-// start makes the islands' first generations, once.
+// start makes the islands' first generations, once. A first generation
+// whose points were all measured (told before the search started, as
+// when another strategy opened it) is not stalled: it breeds at once.
 func (g *GA) start() {
 	if g.started {
 		return
@@ -382,6 +384,7 @@ func (g *GA) start() {
 		g.islands = append(g.islands, is)
 		g.queue = append(g.queue, is)
 		g.made(is)
+		is.stalled = is.stalled && len(is.pop) == 0
 	}
 }
 

@@ -225,3 +225,32 @@ func TestIslandsKeepMeasuring(t *testing.T) {
 		t.Errorf("waiting for builds: %v with two islands, %v with one; want less than half", waits[2], waits[1])
 	}
 }
+
+// TestMeasuredFirstGeneration: seeds told before the search starts (as
+// when another strategy opened it) make first generations with nothing to
+// measure; the islands breed from them at once instead of ending the
+// search, and never propose a point told.
+func TestMeasuredFirstGeneration(t *testing.T) {
+	space := table2(t, optimizer.Table2Spec{Domain: []int{1024, 1024}, Loops: []int{1024}})
+	sampler := autotune.NewRandom(space, autotune.NewRand(9))
+	var seeds []autotune.Point
+	for len(seeds) < 30 {
+		p, ok := sampler.Next()
+		if !ok {
+			t.Fatal("space too small")
+		}
+		seeds = append(seeds, p)
+	}
+	ga := genetic.New(space, autotune.NewRand(1), genetic.Settings{Seeds: seeds})
+	for _, p := range seeds {
+		ga.Tell(p, modelOf(p))
+	}
+	for _, p := range tell(t, ga, 40, modelOf) {
+		if slices.ContainsFunc(seeds, p.Equal) {
+			t.Fatalf("%v proposed, told before the search", p)
+		}
+	}
+	if pop := genetic.Population(ga, 0); len(pop) == 0 {
+		t.Errorf("no first island")
+	}
+}

@@ -47,6 +47,9 @@ type Config struct {
 	// offered (the genetic search's local points) then searches in a live
 	// search's order. Default 0: none asked.
 	Lookahead int
+	// Opening tunes strategy opening (strategies.Options.Opening); other
+	// strategies ignore it. Default: strategies.OpeningSettings{}.
+	Opening strategies.OpeningSettings
 }
 
 // preparing is a table's evaluator that says it prepares points, so that
@@ -155,7 +158,7 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 	for s := range seeds {
 		seed := uint64(s + 1)
 		ev := t.Evaluator()
-		opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic, Batch: cfg.Batch}
+		opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic, Batch: cfg.Batch, Opening: cfg.Opening}
 		if !cfg.NoStart {
 			opt.Seeds = t.Start()
 		}

@@ -10,8 +10,10 @@
 package strategies
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/hplopt/hplopt/autotune"
@@ -30,6 +32,13 @@ const (
 	Model      = "model"
 	Bayes      = "bayes"
 	Hybrid     = "hybrid"
+	Opening    = "opening"
+)
+
+// The opening strategy's defaults (OpeningSettings).
+const (
+	OpeningEvaluations = 32
+	OpeningNeighbours  = 2
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
@@ -59,6 +68,25 @@ type Options struct {
 	// search builds them in parallel; other strategies ignore it (Check
 	// rejects it with them). Default 0: 1.
 	Batch int
+	// Opening tunes the opening strategy; others ignore it. Default:
+	// OpeningSettings{}.
+	Opening OpeningSettings
+}
+
+// OpeningSettings tune the opening strategy: hybrid chooses its first
+// Evaluations points, then the genetic algorithm the rest.
+type OpeningSettings struct {
+	// Evaluations is the number of evaluations, the start points
+	// included, that hybrid chooses before the genetic algorithm takes
+	// over. Default 0: OpeningEvaluations.
+	Evaluations int
+	// Neighbours is the number of neighbours of the start points (as the
+	// genetic algorithm's first generation holds them: a start point
+	// after the first, in turn, with one parameter moved to the next value
+	// of its range) that hybrid measures after the start points, instead
+	// of its random points, before its first model. Default 0:
+	// OpeningNeighbours; negative for none (hybrid's own initial points).
+	Neighbours int
 }
 
 // Check reports an error when opt sets what the strategy named name does
@@ -122,9 +150,91 @@ var registry = []Info{
 		}},
 }
 
+// newOpening makes the opening strategy: hybrid for
+// opt.Opening.Evaluations evaluations, its initial points the start
+// points and opt.Opening.Neighbours of their neighbours, then genetic,
+// whose seeds are the points hybrid measured, the fastest first (failures
+// last), so that its islands' first generations are made of them and it
+// breeds from them at once.
+func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
+	k := opt.Opening.Evaluations
+	if k <= 0 {
+		k = OpeningEvaluations
+	}
+	hybrid, err := Lookup(Hybrid)
+	if err != nil {
+		panic(err) // a name of this package
+	}
+	ga, err := Lookup(Genetic)
+	if err != nil {
+		panic(err)
+	}
+	first := hybrid.New(space, r, opt)
+	if near := opt.Opening.Neighbours; near >= 0 {
+		if near == 0 {
+			near = OpeningNeighbours
+		}
+		seeds := nearSeeds(space, r, opt.Seeds, near)
+		first = costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: seeds, Init: len(seeds), Batch: 4, Local: 3, LocalBest: 2, Name: Hybrid})
+	}
+	return autotune.NewOpening(Opening, first, k, func(told []autotune.Eval) autotune.Strategy {
+		order := slices.Clone(told)
+		slices.SortStableFunc(order, func(a, b autotune.Eval) int {
+			return cmp.Compare(a.Result.Fitness(), b.Result.Fitness())
+		})
+		gopt := opt
+		gopt.Seeds = nil
+		for _, e := range order {
+			gopt.Seeds = append(gopt.Seeds, e.Point)
+		}
+		return ga.New(space, r, gopt)
+	})
+}
+
+// nearSeeds returns the seeds, repaired, then up to n distinct points,
+// each one of the seeds after the first (in turn; the first when it is
+// the only one) with one parameter, drawn at random, moved to the value
+// next to its own in its range (up or down, drawn at random), repaired,
+// as the genetic algorithm's first generation holds them.
+func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n int) []autotune.Point {
+	var out []autotune.Point
+	in := map[string]bool{}
+	for _, s := range seeds {
+		p := space.Repair(s)
+		if space.Contains(p) && !in[p.Key()] {
+			in[p.Key()] = true
+			out = append(out, p)
+		}
+	}
+	from := slices.Clone(out)
+	if len(from) > 1 {
+		from = from[1:]
+	}
+	for try, added := 0, 0; added < n && len(from) > 0 && try < 20*n; try++ {
+		s := from[try%len(from)]
+		k := r.IntN(s.Len())
+		rg := space.Range(k, s)
+		i := slices.Index(rg, s.Value(k))
+		if i < 0 || len(rg) < 2 {
+			continue
+		}
+		j := i + 1
+		if j == len(rg) || (i > 0 && r.IntN(2) == 0) {
+			j = i - 1
+		}
+		p := space.Repair(s.With(k, rg[j]))
+		if space.Contains(p) && !in[p.Key()] {
+			in[p.Key()] = true
+			out = append(out, p)
+			added++
+		}
+	}
+	return out
+}
+
 func init() {
-	// Registered here, not in the list: it makes its techniques through
-	// the registry.
+	// Registered here, not in the list: they make their techniques
+	// through the registry.
 	registry = append(registry, Info{Bandit, "an AUC bandit (OpenTuner's, window 500, C 0.05) choosing each step among " + strings.Join(BanditTechniques, ", ") + ", which share one result history",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
 			techs := make([]autotune.Strategy, len(BanditTechniques))
@@ -137,6 +247,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid chooses the first %d evaluations (Options.Opening), starting from the start points and %d of their neighbours (as genetic's first generation) instead of random points; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, OpeningNeighbours), newOpening})
 }
 
 // All returns the registered strategies, the default first.

@@ -3,6 +3,7 @@ package strategies_test
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,3 +246,88 @@ func TestBayesBatch(t *testing.T) {
 		t.Errorf("Check(bayes) with a batch of 8: %v", err)
 	}
 }
+
+// TestOpening: the opening strategy's first Options.Opening.Evaluations
+// evaluations are those hybrid makes with the same seed and budget (the
+// first K of its search) when Neighbours is negative, and else the start
+// points, then as many of their neighbours (one parameter moved to the
+// next value) before hybrid's choices; after them the genetic algorithm
+// takes over. No point is evaluated twice and the budget is kept, with
+// and without Tune looking ahead.
+func TestOpening(t *testing.T) {
+	space := testSpace(t)
+	const evals = 40
+	var start []autotune.Point
+	for _, m := range []map[string]int{{"a": 8, "b": 4, "c": 2, "d": 1}, {"a": 4, "b": 2, "c": 0, "d": 0}} {
+		p, err := space.PointOf(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = append(start, p)
+	}
+	run := func(name string, set strategies.OpeningSettings, lookahead int) []autotune.Point {
+		s, err := strategies.New(name, space, autotune.NewRand(4), strategies.Options{Evaluations: evals, Opening: set, Seeds: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev autotune.Evaluator = autotune.EvaluatorFunc(testEval)
+		if lookahead > 0 {
+			ev = preparing{autotune.EvaluatorFunc(testEval)}
+		}
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: evals, Lookahead: lookahead}, space, s, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, ok := s.(*autotune.Opening); ok && o.Phase() != 2 {
+			t.Errorf("opening %+v: still phase 1 after %d evaluations", set, evals)
+		}
+		var out []autotune.Point
+		seen := map[string]bool{}
+		for _, e := range rep.History {
+			if k := e.Point.Key(); seen[k] {
+				t.Errorf("%s %+v: %v evaluated twice", name, set, e.Point)
+			} else {
+				seen[k] = true
+				out = append(out, e.Point)
+			}
+		}
+		if len(rep.History) != evals {
+			t.Errorf("%s %+v: %d evaluations, want %d", name, set, len(rep.History), evals)
+		}
+		return out
+	}
+	str := func(ps []autotune.Point) string {
+		var keys []string
+		for _, p := range ps {
+			keys = append(keys, p.Key())
+		}
+		return strings.Join(keys, " ")
+	}
+	for _, lookahead := range []int{0, 8} {
+		hybrid := run(strategies.Hybrid, strategies.OpeningSettings{}, lookahead)
+		for _, k := range []int{6, 16} {
+			got := run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: -1}, lookahead)
+			if str(got[:k]) != str(hybrid[:k]) {
+				t.Errorf("lookahead %d: opening k=%d began %v, want hybrid's %v", lookahead, k, got[:k], hybrid[:k])
+			}
+			if str(got) == str(hybrid) {
+				t.Errorf("lookahead %d: opening k=%d searched as hybrid after its %d points", lookahead, k, k)
+			}
+			got = run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: 3}, lookahead)
+			if str(got[:2]) != str(start) {
+				t.Errorf("lookahead %d: opening k=%d began %v, want the start points %v", lookahead, k, got[:2], start)
+			}
+			for _, p := range got[2:5] {
+				if !slices.ContainsFunc(space.Neighbours(start[1]), p.Equal) {
+					t.Errorf("lookahead %d: opening k=%d measured %v third to fifth, not a neighbour of %v", lookahead, k, p, start[1])
+				}
+			}
+		}
+	}
+}
+
+// preparing is an evaluator that says it prepares points, so that Tune
+// asks the strategy for its upcoming points.
+type preparing struct{ autotune.EvaluatorFunc }
+
+func (preparing) Prepare(autotune.Point) {}

@@ -1,0 +1,148 @@
+package replay
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hplopt/hplopt/strategies"
+)
+
+// openingTables are docTables and the four H100 tables recorded after
+// them, with their -e (a tenth of the table).
+var openingTables = append(append([]struct {
+	file, name string
+	evals      int
+}(nil), docTables...), []struct {
+	file, name string
+	evals      int
+}{
+	{"conv2d1024-h100-quiet", "2DCONV 1024 H100 quiet", 89}, {"syrk1024-h100", "SYRK 1024 H100", 91},
+	{"nbody32768-h100", "NBODY 32768 H100", 50}, {"mv8192-h100", "MV 8192 H100", 52},
+}...)
+
+// openingParallel is the number of tables BenchmarkOpeningReplay replays
+// at once.
+var openingParallel = flag.Int("opening-parallel", 2, "tables BenchmarkOpeningReplay replays at once")
+
+// openingSeeds is the number of seeds BenchmarkOpeningReplay replays each
+// search with (seeds 1 to it).
+var openingSeeds = flag.Int("opening-seeds", 20, "seeds of BenchmarkOpeningReplay's searches (1 to N)")
+
+// BenchmarkOpeningReplay replays the strategy opening (hybrid chooses the
+// first K evaluations, then the genetic algorithm) with its defaults
+// ("opening": K 32, hybrid starting from the start points and 2 of their
+// neighbours), with K of 16, 24 or 32 and 1, 2, 3, 5 or 10 neighbours
+// ("near=N/k=K"), and with hybrid's own initial points (Neighbours -1,
+// "plain/k=K"), beside genetic and hybrid, on the twelve tables of
+// openingTables (seeds 1 to 20, -e a tenth of each table), without and
+// with the lookahead of a live search with 15 builders (30 points:
+// Config.Lookahead). For each it logs, per table, the median fraction of
+// the optimum at 2.5% of the table and whether it beats random search
+// from 20 evaluations, and the mean methodology score over the tables at
+// 20 evaluations, 2.5%, 5% and 10%, which it also reports as metrics with
+// the tables at 0.95 and beating random search. One iteration is every
+// replay; run it once:
+//
+//	go test ./replay -run '^$' -bench OpeningReplay -benchtime 1x -timeout 0 -v
+//
+// (-opening-seeds N after the package replays seeds 1 to N instead;
+// -opening-parallel P replays P tables at once, default 2.)
+func BenchmarkOpeningReplay(b *testing.B) {
+	var tables []*Table
+	var names []string
+	for _, tb := range openingTables {
+		t, err := LoadCSV("../testdata/replay/" + tb.file + ".csv")
+		if err != nil {
+			b.Fatal(err)
+		}
+		tables = append(tables, t)
+		names = append(names, tb.name)
+	}
+	for _, lookahead := range []int{0, 30} {
+		b.Run(fmt.Sprintf("lookahead=%d", lookahead), func(b *testing.B) {
+			b.Logf("| strategy | %s | at 0.95 | beat random | score@20 | @2.5%% | @5%% | @10%% |", strings.Join(names, " | "))
+			for _, run := range []struct {
+				label, strategy string
+				opening         strategies.OpeningSettings // Config.Opening
+			}{
+				{strategies.Genetic, strategies.Genetic, strategies.OpeningSettings{}},
+				{strategies.Hybrid, strategies.Hybrid, strategies.OpeningSettings{}},
+				{strategies.Opening, strategies.Opening, strategies.OpeningSettings{}},
+				{"near=10/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: 10}},
+				{"near=10/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 10}},
+				{"near=10/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 10}},
+				{"near=1/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 1}},
+				{"near=2/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 2}},
+				{"near=2/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 2}},
+				{"near=3/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: 3}},
+				{"near=3/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 3}},
+				{"near=3/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 3}},
+				{"near=5/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 5}},
+				{"near=5/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 5}},
+				{"plain/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: -1}},
+				{"plain/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: -1}},
+				{"plain/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: -1}},
+			} {
+				b.Run(run.label, func(b *testing.B) {
+					for range b.N {
+						results := make([]*Result, len(tables))
+						errs := make([]error, len(tables))
+						var wg sync.WaitGroup
+						sem := make(chan struct{}, max(1, *openingParallel))
+						for i, t := range tables {
+							wg.Add(1)
+							go func() {
+								defer wg.Done()
+								sem <- struct{}{}
+								defer func() { <-sem }()
+								var rs []*Result
+								rs, errs[i] = Replay(context.Background(), t, Config{Strategies: []string{run.strategy}, Evaluations: openingTables[i].evals, Seeds: *openingSeeds, Lookahead: lookahead, Opening: run.opening})
+								if errs[i] == nil {
+									results[i] = rs[0]
+								}
+							}()
+						}
+						wg.Wait()
+						var score [4]float64 // at 20, 2.5%, 5%, 10%
+						at95, beats := 0, 0
+						var cells []string
+						for i, t := range tables {
+							if errs[i] != nil {
+								b.Fatal(errs[i])
+							}
+							r := results[i]
+							at := int(math.Ceil(0.025 * float64(t.Len())))
+							for j, n := range []int{20, at, int(math.Ceil(0.05 * float64(t.Len()))), r.Evaluations} {
+								score[j] += r.At(n).Score / float64(len(tables))
+							}
+							frac := r.At(at).MedianFraction
+							cell := fmt.Sprintf("%.3f", frac)
+							if frac >= 0.95 {
+								at95++
+								cell = "**" + cell + "**"
+							}
+							yes := "no"
+							if r.BeatsRandom {
+								beats++
+								yes = "yes"
+							}
+							cells = append(cells, cell+", "+yes)
+						}
+						b.Logf("| %s | %s | %d | %d | %+.3f | %+.3f | %+.3f | %+.3f |", run.label, strings.Join(cells, " | "), at95, beats, score[0], score[1], score[2], score[3])
+						b.ReportMetric(score[0], "score@20")
+						b.ReportMetric(score[1], "score@2.5%")
+						b.ReportMetric(score[2], "score@5%")
+						b.ReportMetric(score[3], "score@10%")
+						b.ReportMetric(float64(at95), "tables@0.95")
+						b.ReportMetric(float64(beats), "beat-random")
+					}
+				})
+			}
+		})
+	}
+}
