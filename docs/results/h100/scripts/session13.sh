@@ -24,10 +24,11 @@
 #     with vw=1 and tw0 free (2200 points), groundtruth.sh nbody-wide mv-wide,
 #     in two passes as PART=gt2 (the second, with BUILDERS=-1, the tables,
 #     under $OUT/groundtruth2), then PART=rc's re-measurement of each.
-#   PART=live: MATMUL L searched $T s (default 60) with -s genetic and
-#     with -s $S (default hybrid), one after the other, then again in the
-#     other order (hplopt tune matmul --size L -d GPU -s STRATEGY -t $T
-#     --no-db --json); outputs under $OUT/r/live-*.
+#   PART=live: $KERNEL (default matmul) at size $SIZE (default L)
+#     searched $T s (default 60) with -s genetic and with -s $S (default
+#     hybrid), one after the other, then again in the other order (hplopt
+#     tune KERNEL --size SIZE -d GPU -s STRATEGY -t $T --no-db --json);
+#     outputs under $OUT/r/live-*.
 # Run from the repository root:  OUT=/some/dir PART=gt bash docs/results/h100/scripts/session13.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -84,10 +85,11 @@ for part in ${PART//,/ }; do
 		done
 		;;
 	live)
+		k=${KERNEL:-matmul}
 		for s in genetic "${S:-hybrid}" "${S:-hybrid}" genetic; do
-			n=$(ls "$OUT/r" | grep -c "^live-$s-" || true)
-			"$H" tune matmul --size L -d GPU -s "$s" -t "${T:-60}" --no-db --json "$OUT/r/live-$s-$n.json" > "$OUT/r/live-$s-$n.txt" 2>&1
-			grep -E '^(evaluations|time|device|best)' "$OUT/r/live-$s-$n.txt" | sed "s/^/$s $n: /"
+			n=$(ls "$OUT/r" | grep -c "^live-$k-$s-.*txt" || true)
+			"$H" tune "$k" --size "${SIZE:-L}" -d GPU -s "$s" -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$s-$n.json" > "$OUT/r/live-$k-$s-$n.txt" 2>&1
+			grep -E '^(evaluations|time|device|best)' "$OUT/r/live-$k-$s-$n.txt" | sed "s/^/$k $s $n: /"
 		done
 		;;
 	*)
