@@ -201,7 +201,8 @@ func (f *fakeDevice) Measure(_ context.Context, v runner.Variant) autotune.Resul
 // genetic search has one island here, whose every generation starts with
 // builds to wait for, which ready order shortens; with two (the default)
 // one island's next generation is built while the other's is measured,
-// and proposed order waits as little. Both run without local points
+// and proposed order waits as little. The strategy is pinned to genetic,
+// whose islands this is about. Both run without local points
 // (genetic.Settings.Local): with them the single island waits for no
 // build here (61 ticks for 60 evaluations in either order), leaving ready
 // order nothing to reorder.
@@ -209,7 +210,7 @@ func TestReadyOrder(t *testing.T) {
 	prob := matmulTiny(t)
 	run := func(o optimizer.Order, islands int) (*autotune.Report, *fakeDevice) {
 		dev := &fakeDevice{readyAt: map[string]int{}}
-		set := optimizer.Settings{Seed: 1, Evals: 60, Builders: 4, Order: o, Genetic: genetic.Settings{Islands: islands, Local: -1}}
+		set := optimizer.Settings{Strategy: strategies.Genetic, Seed: 1, Evals: 60, Builders: 4, Order: o, Genetic: genetic.Settings{Islands: islands, Local: -1}}
 		rep, err := optimizer.SearchOn(context.Background(), prob.Passes, set, true, dev, 0)
 		if err != nil {
 			t.Fatal(err)

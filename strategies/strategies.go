@@ -45,7 +45,7 @@ const (
 var BanditTechniques = []string{Annealing, PSO, Genetic, Random}
 
 // Default is the strategy used when none is named.
-const Default = Genetic
+const Default = Opening
 
 // Options are what a strategy may use beside its space and random source.
 // The zero value works for every strategy.
