@@ -4,7 +4,9 @@
     python3 docs/replay/summary.py > docs/replay/summary.md
 
 Reads docs/replay/TABLE.txt (the output of the command on its first line,
---at 20,2.5%,5%) for the twelve tables and prints, in Markdown: one results
+--at 20,2.5%,5%) for the fourteen tables, and docs/replay/opening/TABLE.txt
+(the same command with -s opening, the default since 2026-11-27) where it
+is there, and prints, in Markdown: one results
 table per table (median fraction of the optimum [quartiles] and score at 20
 evaluations, 2.5%, 5% and the full budget, and beats-random-from-20), the
 issue's target per strategy and table (0.95 of the optimum at 2.5% of the
@@ -29,10 +31,13 @@ TABLES = [
     ("syrk1024-h100", "SYRK 1024 H100", "h100"),
     ("nbody32768-h100", "NBODY 32768 H100", "h100"),
     ("mv8192-h100", "MV 8192 H100", "h100"),
+    ("nbody32768-h100-wide", "NBODY 32768 H100 wide", "h100"),
+    ("mv8192-h100-wide", "MV 8192 H100 wide", "h100"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again
 # (testdata/replay/README.md): the H100 tables but conv2d1024-h100.
-REPEAT = {"matmul1024-h100", "conv2d1024-h100-quiet", "syrk1024-h100", "nbody32768-h100", "mv8192-h100"}
+REPEAT = {"matmul1024-h100", "conv2d1024-h100-quiet", "syrk1024-h100", "nbody32768-h100", "mv8192-h100",
+          "nbody32768-h100-wide", "mv8192-h100-wide"}
 import json
 
 ROW = re.compile(r"^(\w+)(?:@(\d+))? fraction=([\d.]+) q1=([\d.]+) q3=([\d.]+) score=(-?[\d.]+)(?: beats-random-from-20=(\w+))?")
@@ -44,8 +49,13 @@ def load(name):
     """Returns (points, {evals: pct}, {strategy: {evals: (frac, q1, q3, score)}}, {strategy: beats}, order)."""
     budgets, res, beats, order = {}, {}, {}, []
     points = full = None
-    with open(os.path.join(HERE, name + ".txt")) as f:
-        for line in f:
+    files = [os.path.join(HERE, name + ".txt"), os.path.join(HERE, "opening", name + ".txt")]
+    for path in files:
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            lines = f.readlines()
+        for line in lines:
             m = HEAD.match(line)
             if m and points is None:
                 points, full = int(m.group(1)), int(m.group(2))
