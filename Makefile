@@ -34,7 +34,7 @@ build: deps
 run: build
 	./bin/hplopt devices
 	./bin/hplopt check
-	./bin/hplopt tune matmul -n 256,256 -k 256 -s genetic -t 60
+	./bin/hplopt tune matmul -n 256,256 -k 256 -t 60
 
 test: deps
 	$(GO) vet ./...
