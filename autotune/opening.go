@@ -160,7 +160,7 @@ func (o *Opening) Plan(evaluations int) {
 	if p, ok := o.first.(Planner); ok {
 		p.Plan(evaluations)
 	}
-	if p, ok := o.second.(Planner); ok && o.second != nil {
+	if p, ok := o.second.(Planner); ok {
 		p.Plan(evaluations)
 	}
 }

@@ -3,6 +3,7 @@ package autotune
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Visited is a strategy's memory of the points it proposed and of the
@@ -124,6 +125,37 @@ func (s *Space) Neighbours(p Point) []Point {
 				seen[key] = true
 				out = append(out, q)
 			}
+		}
+	}
+	return out
+}
+
+// Near returns up to n distinct points of the space near the seeds, each
+// one of seeds (in turn) with one parameter, drawn from r, moved to the
+// value next to its own in its range (up or down, drawn from r), repaired;
+// a point for which skip (nil: none) returns true, given its key, is left
+// out. It gives up after 20n draws. Random search's neighbourhood of a
+// start point: the genetic algorithm's first generation and the opening
+// search's initial points hold such points.
+func (s *Space) Near(r *rand.Rand, seeds []Point, n int, skip func(key string) bool) []Point {
+	var out []Point
+	seen := map[string]bool{}
+	for try := 0; len(out) < n && len(seeds) > 0 && try < 20*n; try++ {
+		p := seeds[try%len(seeds)]
+		k := r.IntN(p.Len())
+		rg := s.Range(k, p)
+		i := slices.Index(rg, p.Value(k))
+		if i < 0 || len(rg) < 2 {
+			continue
+		}
+		j := i + 1
+		if j == len(rg) || (i > 0 && r.IntN(2) == 0) {
+			j = i - 1
+		}
+		q := s.Repair(p.With(k, rg[j]))
+		if key := q.Key(); s.Contains(q) && !seen[key] && (skip == nil || !skip(key)) {
+			seen[key] = true
+			out = append(out, q)
 		}
 	}
 	return out

@@ -436,32 +436,11 @@ func (g *GA) first(near bool) []autotune.Point {
 	return pop
 }
 
-// neighbours returns up to n distinct points, open and not in avoid, each
-// one of seeds (in turn) with one parameter, drawn at random, moved to the
-// value next to its own in its range (up or down, drawn at random),
-// repaired. It gives up after 20n draws.
+// neighbours returns up to n distinct points, open and not in avoid,
+// near the seeds (autotune.Space.Near: one parameter moved to the next
+// value of its range).
 func (g *GA) neighbours(seeds []autotune.Point, n int, avoid map[string]bool) []autotune.Point {
-	var out []autotune.Point
-	seen := map[string]bool{}
-	for try := 0; len(out) < n && len(seeds) > 0 && try < 20*n; try++ {
-		s := seeds[try%len(seeds)]
-		k := g.r.IntN(s.Len())
-		r := g.space.Range(k, s)
-		i := slices.Index(r, s.Value(k))
-		if i < 0 || len(r) < 2 {
-			continue
-		}
-		j := i + 1
-		if j == len(r) || (i > 0 && g.r.IntN(2) == 0) {
-			j = i - 1
-		}
-		p := g.space.Repair(s.With(k, r[j]))
-		if key := p.Key(); g.space.Contains(p) && g.open(key) && !avoid[key] && !seen[key] {
-			seen[key] = true
-			out = append(out, p)
-		}
-	}
-	return out
+	return g.space.Near(g.r, seeds, n, func(key string) bool { return !g.open(key) || avoid[key] })
 }
 
 // breedMeasured breeds the next generation of every island whose

@@ -146,8 +146,14 @@ var registry = []Info{
 		}},
 	{Hybrid, "Bayesian optimization in rounds of 4 built together, 3 of each round among the neighbours (one parameter moved to an adjacent value) of the 2 fastest points measured, 1 anywhere, all by expected improvement; after the seeds and random points (as bayes)",
 		func(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strategy {
-			return costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds, Batch: 4, Local: 3, LocalBest: 2, Name: Hybrid})
+			return costmodel.NewBayes(space, r, hybridSettings(opt))
 		}},
+}
+
+// hybridSettings are the hybrid strategy's: Bayesian optimization in
+// rounds of 4, 3 of each among the neighbours of the 2 fastest points.
+func hybridSettings(opt Options) costmodel.BayesSettings {
+	return costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds, Batch: 4, Local: 3, LocalBest: 2, Name: Hybrid}
 }
 
 // newOpening makes the opening strategy: hybrid for
@@ -161,22 +167,19 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	if k <= 0 {
 		k = OpeningEvaluations
 	}
-	hybrid, err := Lookup(Hybrid)
+	ga, err := Lookup(Genetic)
 	if err != nil {
 		panic(err) // a name of this package
 	}
-	ga, err := Lookup(Genetic)
-	if err != nil {
-		panic(err)
-	}
-	first := hybrid.New(space, r, opt)
+	set := hybridSettings(opt)
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
 		}
-		seeds := nearSeeds(space, r, opt.Seeds, near)
-		first = costmodel.NewBayes(space, r, costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: seeds, Init: len(seeds), Batch: 4, Local: 3, LocalBest: 2, Name: Hybrid})
+		set.Seeds = nearSeeds(space, r, opt.Seeds, near)
+		set.Init = len(set.Seeds)
 	}
+	first := costmodel.NewBayes(space, r, set)
 	return autotune.NewOpening(Opening, first, k, func(told []autotune.Eval) autotune.Strategy {
 		order := slices.Clone(told)
 		slices.SortStableFunc(order, func(a, b autotune.Eval) int {
@@ -191,11 +194,10 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	})
 }
 
-// nearSeeds returns the seeds, repaired, then up to n distinct points,
-// each one of the seeds after the first (in turn; the first when it is
-// the only one) with one parameter, drawn at random, moved to the value
-// next to its own in its range (up or down, drawn at random), repaired,
-// as the genetic algorithm's first generation holds them.
+// nearSeeds returns the seeds, repaired, without repeats, then up to n
+// distinct points near the seeds after the first (the first when it is
+// the only one; autotune.Space.Near), as the genetic algorithm's first
+// generation holds them.
 func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n int) []autotune.Point {
 	var out []autotune.Point
 	in := map[string]bool{}
@@ -206,30 +208,11 @@ func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n in
 			out = append(out, p)
 		}
 	}
-	from := slices.Clone(out)
+	from := out
 	if len(from) > 1 {
 		from = from[1:]
 	}
-	for try, added := 0, 0; added < n && len(from) > 0 && try < 20*n; try++ {
-		s := from[try%len(from)]
-		k := r.IntN(s.Len())
-		rg := space.Range(k, s)
-		i := slices.Index(rg, s.Value(k))
-		if i < 0 || len(rg) < 2 {
-			continue
-		}
-		j := i + 1
-		if j == len(rg) || (i > 0 && r.IntN(2) == 0) {
-			j = i - 1
-		}
-		p := space.Repair(s.With(k, rg[j]))
-		if space.Contains(p) && !in[p.Key()] {
-			in[p.Key()] = true
-			out = append(out, p)
-			added++
-		}
-	}
-	return out
+	return append(out, space.Near(r, from, n, func(key string) bool { return in[key] })...)
 }
 
 func init() {
