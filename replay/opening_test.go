@@ -1,12 +1,10 @@
 package replay
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"math"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hplopt/hplopt/strategies"
@@ -14,13 +12,7 @@ import (
 
 // openingTables are docTables and the four H100 tables recorded after
 // them, with their -e (a tenth of the table).
-var openingTables = append(append([]struct {
-	file, name string
-	evals      int
-}(nil), docTables...), []struct {
-	file, name string
-	evals      int
-}{
+var openingTables = append(slices.Clone(docTables), []benchTable{
 	{"conv2d1024-h100-quiet", "2DCONV 1024 H100 quiet", 89}, {"syrk1024-h100", "SYRK 1024 H100", 91},
 	{"nbody32768-h100", "NBODY 32768 H100", 50}, {"mv8192-h100", "MV 8192 H100", 52},
 }...)
@@ -45,22 +37,17 @@ var openingSeeds = flag.Int("opening-seeds", 20, "seeds of BenchmarkOpeningRepla
 // the optimum at 2.5% of the table and whether it beats random search
 // from 20 evaluations, and the mean methodology score over the tables at
 // 20 evaluations, 2.5%, 5% and 10%, which it also reports as metrics with
-// the tables at 0.95 and beating random search. One iteration is every
-// replay; run it once:
+// the tables at 0.95 and beating random search (replayRow). One iteration
+// is every replay; run it once:
 //
 //	go test ./replay -run '^$' -bench OpeningReplay -benchtime 1x -timeout 0 -v
 //
 // (-opening-seeds N after the package replays seeds 1 to N instead;
 // -opening-parallel P replays P tables at once, default 2.)
 func BenchmarkOpeningReplay(b *testing.B) {
-	var tables []*Table
+	tables := loadBench(b, openingTables)
 	var names []string
 	for _, tb := range openingTables {
-		t, err := LoadCSV("../testdata/replay/" + tb.file + ".csv")
-		if err != nil {
-			b.Fatal(err)
-		}
-		tables = append(tables, t)
 		names = append(names, tb.name)
 	}
 	for _, lookahead := range []int{0, 30} {
@@ -90,56 +77,7 @@ func BenchmarkOpeningReplay(b *testing.B) {
 			} {
 				b.Run(run.label, func(b *testing.B) {
 					for range b.N {
-						results := make([]*Result, len(tables))
-						errs := make([]error, len(tables))
-						var wg sync.WaitGroup
-						sem := make(chan struct{}, max(1, *openingParallel))
-						for i, t := range tables {
-							wg.Add(1)
-							go func() {
-								defer wg.Done()
-								sem <- struct{}{}
-								defer func() { <-sem }()
-								var rs []*Result
-								rs, errs[i] = Replay(context.Background(), t, Config{Strategies: []string{run.strategy}, Evaluations: openingTables[i].evals, Seeds: *openingSeeds, Lookahead: lookahead, Opening: run.opening})
-								if errs[i] == nil {
-									results[i] = rs[0]
-								}
-							}()
-						}
-						wg.Wait()
-						var score [4]float64 // at 20, 2.5%, 5%, 10%
-						at95, beats := 0, 0
-						var cells []string
-						for i, t := range tables {
-							if errs[i] != nil {
-								b.Fatal(errs[i])
-							}
-							r := results[i]
-							at := int(math.Ceil(0.025 * float64(t.Len())))
-							for j, n := range []int{20, at, int(math.Ceil(0.05 * float64(t.Len()))), r.Evaluations} {
-								score[j] += r.At(n).Score / float64(len(tables))
-							}
-							frac := r.At(at).MedianFraction
-							cell := fmt.Sprintf("%.3f", frac)
-							if frac >= 0.95 {
-								at95++
-								cell = "**" + cell + "**"
-							}
-							yes := "no"
-							if r.BeatsRandom {
-								beats++
-								yes = "yes"
-							}
-							cells = append(cells, cell+", "+yes)
-						}
-						b.Logf("| %s | %s | %d | %d | %+.3f | %+.3f | %+.3f | %+.3f |", run.label, strings.Join(cells, " | "), at95, beats, score[0], score[1], score[2], score[3])
-						b.ReportMetric(score[0], "score@20")
-						b.ReportMetric(score[1], "score@2.5%")
-						b.ReportMetric(score[2], "score@5%")
-						b.ReportMetric(score[3], "score@10%")
-						b.ReportMetric(float64(at95), "tables@0.95")
-						b.ReportMetric(float64(beats), "beat-random")
+						replayRow(b, run.label, openingTables, tables, *openingParallel, Config{Strategies: []string{run.strategy}, Seeds: *openingSeeds, Lookahead: lookahead, Opening: run.opening})
 					}
 				})
 			}
