@@ -39,17 +39,34 @@ mkdir -p "$B" "$OUT/r"
 H=$B/hplopt
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/r/gpu-$PART.txt" 2>&1
 
+# recheck TABLE KERNEL "SIZE" NEUTRAL BUILDERS NAME: TABLE's 10 fastest and
+# 10 random rows measured again, three rounds (remeasure.py), into
+# $OUT/r/rc-NAME.csv and .log, its time appended to $OUT/r/rc.txt.
+recheck() {
+	local start
+	start=$(date +%s)
+	DEVICE=GPU BUILDERS=$5 HPLOPT=$H NEUTRAL=$4 SAMPLE=10 python3 testdata/replay/remeasure.py "$1" "$2" "$3" "$OUT/r/rc-$6.csv" 10 3 10 2> "$OUT/r/rc-$6.log"
+	echo "$6.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+}
+
+# twopass PART TABLE...: groundtruth.sh TABLE... with 16 builders (into
+# $OUT/groundtruth1, filling the cache), then again with none (into
+# $OUT/groundtruth2: the tables), logged to $OUT/r/PART.txt.
+twopass() {
+	local part=$1
+	shift
+	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh "$@" 2>&1 | tee "$OUT/r/$part.txt"
+	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh "$@" 2>&1 | tee -a "$OUT/r/$part.txt"
+}
+
 for part in ${PART//,/ }; do
 	case $part in
 	gt)
 		HPLOPT=$H OUT=$OUT bash docs/results/h100/scripts/groundtruth.sh syrk nbody mv 2>&1 | tee "$OUT/r/gt.txt"
 		;;
 	gt2)
-		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh conv2d 2>&1 | tee "$OUT/r/gt2.txt"
-		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh conv2d 2>&1 | tee -a "$OUT/r/gt2.txt"
-		start=$(date +%s)
-		DEVICE=GPU BUILDERS=-1 HPLOPT=$H NEUTRAL= SAMPLE=10 python3 testdata/replay/remeasure.py "$OUT/groundtruth2/conv2d1024-h100.csv" conv2d "-n 1024,1024 -k 7,7" "$OUT/r/rc-gt2-conv2d1024-h100.csv" 10 3 10 2> "$OUT/r/rc-gt2-conv2d1024-h100.log"
-		echo "gt2 conv2d1024-h100.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+		twopass gt2 conv2d
+		recheck "$OUT/groundtruth2/conv2d1024-h100.csv" conv2d "-n 1024,1024 -k 7,7" "" -1 gt2-conv2d1024-h100
 		;;
 	rc)
 		for t in ${TABLES:-matmul1024-h100 conv2d1024-h100 syrk1024-h100 nbody32768-h100 mv8192-h100}; do
@@ -69,20 +86,13 @@ for part in ${PART//,/ }; do
 			mv8192-h100.csv) size="-n 8192 -k 8192" neutral= ;;
 			*) echo "session13.sh: no size for $f" >&2; continue ;;
 			esac
-			start=$(date +%s)
-			DEVICE=GPU BUILDERS=${BUILDERS:-} HPLOPT=$H NEUTRAL=$neutral SAMPLE=10 python3 testdata/replay/remeasure.py "$f" "$kernel" "$size" "$OUT/r/rc-$(basename "$f")" 10 3 10 2> "$OUT/r/rc-$(basename "$f" .csv).log"
-			echo "$(basename "$f"): $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+			recheck "$f" "$kernel" "$size" "$neutral" "${BUILDERS:-}" "$(basename "$f" .csv)"
 		done
 		;;
 	gt3)
-		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh nbody-wide mv-wide 2>&1 | tee "$OUT/r/gt3.txt"
-		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh nbody-wide mv-wide 2>&1 | tee -a "$OUT/r/gt3.txt"
-		for t in nbody32768-h100-wide:nbody:"-n 32768 -k 32768" mv8192-h100-wide:mv:"-n 8192 -k 8192"; do
-			IFS=: read -r name kernel size <<< "$t"
-			start=$(date +%s)
-			DEVICE=GPU BUILDERS=-1 HPLOPT=$H NEUTRAL= SAMPLE=10 python3 testdata/replay/remeasure.py "$OUT/groundtruth2/$name.csv" "$kernel" "$size" "$OUT/r/rc-$name.csv" 10 3 10 2> "$OUT/r/rc-$name.log"
-			echo "gt3 $name.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
-		done
+		twopass gt3 nbody-wide mv-wide
+		recheck "$OUT/groundtruth2/nbody32768-h100-wide.csv" nbody "-n 32768 -k 32768" "" -1 nbody32768-h100-wide
+		recheck "$OUT/groundtruth2/mv8192-h100-wide.csv" mv "-n 8192 -k 8192" "" -1 mv8192-h100-wide
 		;;
 	live)
 		k=${KERNEL:-matmul}
