@@ -360,6 +360,8 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, "interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 523},
 		{"nbody", kernels.Size{N: []int{32768}, K: []int{32768}}, "interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2480},
 		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, "interleave=1,fullunroll=1,lmem=0,uf=4,vw=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2200},
+		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,szy=256,lcopy=0,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2890},
+		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 4608},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -11,6 +11,8 @@
 #   $OUT/groundtruth/mv8192-h100.csv      MV n=8192 k=8192,           523 points
 #   $OUT/groundtruth/nbody32768-h100-wide.csv  NBODY, bszx free,     2480 points
 #   $OUT/groundtruth/mv8192-h100-wide.csv      MV, vw=1, tw0 free,   2200 points
+#   $OUT/groundtruth/conv2d1024-h100-wide.csv  2DCONV, bszy free, lcopy=0, 2890 points
+#   $OUT/groundtruth/matmul1024-h100-wide.csv  MATMUL, tw0 free, vw=2, 4608 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -83,8 +85,16 @@ for t in "${@:-matmul conv2d}"; do
 			record mv8192-h100-wide mv "-n 8192 -k 8192" \
 				interleave=1,fullunroll=1,lmem=0,uf=4,vw=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2200
 			;;
+		conv2d-wide)
+			record conv2d1024-h100-wide conv2d "-n 1024,1024 -k 7,7" \
+				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,szy=256,lcopy=0,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2890
+			;;
+		matmul-wide)
+			record matmul1024-h100-wide matmul "-n 1024,1024 -k 1024" \
+				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 4608
+			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide or mv-wide)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide or matmul-wide)" >&2
 			exit 2
 			;;
 		esac

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Two wide H100 tables for replay, MATMUL and 2DCONV with thousands of
+# points (2026-11-27, eighth session).
+# Binary: .gpu/hplopt.xz (`make gpu`, then xz).
+#   PART=cw: 2DCONV n=1024 k=7x7 with bszy free and lcopy=0 (2890 points),
+#     groundtruth.sh conv2d-wide in two passes (16 builders, filling the
+#     cache of built programs, into $OUT/groundtruth1; then --builders -1,
+#     the table, into $OUT/groundtruth2), then its 10 fastest and 10
+#     random rows measured again with no builder (recheck).
+#   PART=mw: MATMUL n=1024 k=1024 with tw0 free and vw=2 (4608 points),
+#     groundtruth.sh matmul-wide in two passes as PART=cw (the second,
+#     with --builders -1, the table), then its rows measured again as
+#     PART=cw's.
+# Run from the repository root:  OUT=/some/dir PART=cw bash docs/results/h100/scripts/session14.sh
+set -u
+: "${OUT:?set OUT to the output directory}"
+PART=${PART:-cw}
+B=/tmp/hplopt-bin
+mkdir -p "$B" "$OUT/r"
+[ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
+H=$B/hplopt
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/r/gpu-$PART.txt" 2>&1
+# recheck TABLE KERNEL "SIZE" BUILDERS NAME: as session13.sh's recheck
+# (remeasure.py, the median of 10 launches, three rounds), into
+# $OUT/r/rc-NAME.csv and .log, its time appended to $OUT/r/rc.txt.
+recheck() {
+	local start
+	start=$(date +%s)
+	DEVICE=GPU BUILDERS=$4 HPLOPT=$H NEUTRAL= SAMPLE=10 python3 testdata/replay/remeasure.py "$1" "$2" "$3" "$OUT/r/rc-$5.csv" 10 3 10 2> "$OUT/r/rc-$5.log"
+	echo "$5.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+}
+# twopass PART TABLE: groundtruth.sh TABLE with 16 builders (into
+# $OUT/groundtruth1, filling the cache of built programs), then with none
+# (--builders -1, into $OUT/groundtruth2: the table), logged to
+# $OUT/r/PART.txt.
+twopass() {
+	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh "$2" 2>&1 | tee "$OUT/r/$1.txt"
+	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh "$2" 2>&1 | tee -a "$OUT/r/$1.txt"
+}
+for part in ${PART//,/ }; do
+	case $part in
+	cw)
+		twopass cw conv2d-wide
+		recheck "$OUT/groundtruth2/conv2d1024-h100-wide.csv" conv2d "-n 1024,1024 -k 7,7" -1 conv2d1024-h100-wide
+		;;
+	mw)
+		twopass mw matmul-wide
+		recheck "$OUT/groundtruth2/matmul1024-h100-wide.csv" matmul "-n 1024,1024 -k 1024" -1 matmul1024-h100-wide
+		;;
+	*) echo "session14.sh: unknown PART $part" >&2 ;;
+	esac
+done
