@@ -4,7 +4,7 @@
     python3 docs/replay/summary.py > docs/replay/summary.md
 
 Reads docs/replay/TABLE.txt (the output of the command on its first line,
---at 20,2.5%,5%) for the fourteen tables, and docs/replay/opening/TABLE.txt
+--at 20,2.5%,5%) for the sixteen tables, and docs/replay/opening/TABLE.txt
 (the same command with -s opening, the default since 2026-11-27) where it
 is there, and prints, in Markdown: one results
 table per table (median fraction of the optimum [quartiles] and score at 20
@@ -33,11 +33,13 @@ TABLES = [
     ("mv8192-h100", "MV 8192 H100", "h100"),
     ("nbody32768-h100-wide", "NBODY 32768 H100 wide", "h100"),
     ("mv8192-h100-wide", "MV 8192 H100 wide", "h100"),
+    ("conv2d1024-h100-wide", "2DCONV 1024 H100 wide", "h100"),
+    ("matmul1024-h100-wide", "MATMUL 1024 H100 wide", "h100"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again
 # (testdata/replay/README.md): the H100 tables but conv2d1024-h100.
 REPEAT = {"matmul1024-h100", "conv2d1024-h100-quiet", "syrk1024-h100", "nbody32768-h100", "mv8192-h100",
-          "nbody32768-h100-wide", "mv8192-h100-wide"}
+          "nbody32768-h100-wide", "mv8192-h100-wide", "conv2d1024-h100-wide", "matmul1024-h100-wide"}
 import json
 
 ROW = re.compile(r"^(\w+)(?:@(\d+))? fraction=([\d.]+) q1=([\d.]+) q3=([\d.]+) score=(-?[\d.]+)(?: beats-random-from-20=(\w+))?")
