@@ -84,3 +84,45 @@ func BenchmarkOpeningReplay(b *testing.B) {
 		})
 	}
 }
+
+// allTables are the sixteen tables of docs/replay.md: openingTables and
+// the four wide H100 tables recorded after them.
+var allTables = append(slices.Clone(openingTables), []benchTable{
+	{"nbody32768-h100-wide", "NBODY 32768 H100 wide", 248}, {"mv8192-h100-wide", "MV 8192 H100 wide", 220},
+	{"conv2d1024-h100-wide", "2DCONV 1024 H100 wide", 289}, {"matmul1024-h100-wide", "MATMUL 1024 H100 wide", 461},
+}...)
+
+// BenchmarkOpeningLength replays longer openings on the sixteen tables of
+// allTables (seeds 1 to -opening-seeds, -e a tenth of each table, no
+// lookahead): the default ("opening": K 32, 2 neighbours) and K of 48 or
+// 64 with 2 neighbours, 1 neighbour with K 32 or 64, and hybrid's own
+// initial points with K 64, logged as BenchmarkOpeningReplay's rows
+// (replayRow). docs/replay.md ("The default strategy") says why the
+// default stays:
+//
+//	go test ./replay -run '^$' -bench OpeningLength -benchtime 1x -timeout 0 -v
+func BenchmarkOpeningLength(b *testing.B) {
+	tables := loadBench(b, allTables)
+	var names []string
+	for _, tb := range allTables {
+		names = append(names, tb.name)
+	}
+	b.Logf("| strategy | %s | at 0.95 | beat random | score@20 | @2.5%% | @5%% | @10%% |", strings.Join(names, " | "))
+	for _, run := range []struct {
+		label   string
+		opening strategies.OpeningSettings
+	}{
+		{strategies.Opening, strategies.OpeningSettings{}},
+		{"near=2/k=48", strategies.OpeningSettings{Evaluations: 48, Neighbours: 2}},
+		{"near=2/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: 2}},
+		{"near=1/k=32", strategies.OpeningSettings{Evaluations: 32, Neighbours: 1}},
+		{"near=1/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: 1}},
+		{"plain/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: -1}},
+	} {
+		b.Run(run.label, func(b *testing.B) {
+			for range b.N {
+				replayRow(b, run.label, allTables, tables, *openingParallel, Config{Strategies: []string{strategies.Opening}, Seeds: *openingSeeds, Opening: run.opening})
+			}
+		})
+	}
+}

@@ -11,6 +11,14 @@
 #     groundtruth.sh matmul-wide in two passes as PART=cw (the second,
 #     with --builders -1, the table), then its rows measured again as
 #     PART=cw's.
+#   PART=live: $KERNEL (default matmul) at size $SIZE (default L) searched
+#     $T s (default 60) with the default strategy by .gpu/hplopt.xz (A)
+#     and by .gpu/hplopt-b.xz (B, another build of the binary: here the
+#     source of A with strategies.OpeningEvaluations 64 and
+#     OpeningNeighbours 1, `go build -o .gpu/hplopt-b ./cmd/hplopt`, then
+#     xz), A, B, B, A
+#     in turn (hplopt tune KERNEL --size SIZE -d GPU -t $T --no-db --json);
+#     outputs under $OUT/r/live-KERNEL-{a,b}-N.
 # Run from the repository root:  OUT=/some/dir PART=cw bash docs/results/h100/scripts/session14.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -19,6 +27,9 @@ B=/tmp/hplopt-bin
 mkdir -p "$B" "$OUT/r"
 [ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
 H=$B/hplopt
+if [ -f .gpu/hplopt-b.xz ] && [ ! -x $B/hplopt-b ]; then
+	xz -dc .gpu/hplopt-b.xz > $B/hplopt-b && chmod +x $B/hplopt-b
+fi
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/r/gpu-$PART.txt" 2>&1
 # recheck TABLE KERNEL "SIZE" BUILDERS NAME: as session13.sh's recheck
 # (remeasure.py, the median of 10 launches, three rounds), into
@@ -46,6 +57,16 @@ for part in ${PART//,/ }; do
 	mw)
 		twopass mw matmul-wide
 		recheck "$OUT/groundtruth2/matmul1024-h100-wide.csv" matmul "-n 1024,1024 -k 1024" -1 matmul1024-h100-wide
+		;;
+	live)
+		k=${KERNEL:-matmul}
+		for v in a b b a; do
+			bin=$H
+			[ $v = b ] && bin=$B/hplopt-b
+			n=$(ls "$OUT/r" | grep -c "^live-$k-$v-.*txt" || true)
+			"$bin" tune "$k" --size "${SIZE:-L}" -d GPU -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$v-$n.json" > "$OUT/r/live-$k-$v-$n.txt" 2>&1
+			grep -E '^(strategy|evaluations|time|best)' "$OUT/r/live-$k-$v-$n.txt" | sed "s/^/$k $v $n: /"
+		done
 		;;
 	*) echo "session14.sh: unknown PART $part" >&2 ;;
 	esac
