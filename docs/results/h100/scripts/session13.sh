@@ -33,31 +33,7 @@
 set -u
 : "${OUT:?set OUT to the output directory}"
 PART=${PART:-gt}
-B=/tmp/hplopt-bin
-mkdir -p "$B" "$OUT/r"
-[ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
-H=$B/hplopt
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/r/gpu-$PART.txt" 2>&1
-
-# recheck TABLE KERNEL "SIZE" NEUTRAL BUILDERS NAME: TABLE's 10 fastest and
-# 10 random rows measured again, three rounds (remeasure.py), into
-# $OUT/r/rc-NAME.csv and .log, its time appended to $OUT/r/rc.txt.
-recheck() {
-	local start
-	start=$(date +%s)
-	DEVICE=GPU BUILDERS=$5 HPLOPT=$H NEUTRAL=$4 SAMPLE=10 python3 testdata/replay/remeasure.py "$1" "$2" "$3" "$OUT/r/rc-$6.csv" 10 3 10 2> "$OUT/r/rc-$6.log"
-	echo "$6.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
-}
-
-# twopass PART TABLE...: groundtruth.sh TABLE... with 16 builders (into
-# $OUT/groundtruth1, filling the cache), then again with none (into
-# $OUT/groundtruth2: the tables), logged to $OUT/r/PART.txt.
-twopass() {
-	local part=$1
-	shift
-	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh "$@" 2>&1 | tee "$OUT/r/$part.txt"
-	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh "$@" 2>&1 | tee -a "$OUT/r/$part.txt"
-}
+source docs/results/h100/scripts/common.sh # $H, recheck, twopass
 
 for part in ${PART//,/ }; do
 	case $part in

@@ -23,40 +23,17 @@
 set -u
 : "${OUT:?set OUT to the output directory}"
 PART=${PART:-cw}
-B=/tmp/hplopt-bin
-mkdir -p "$B" "$OUT/r"
-[ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
-H=$B/hplopt
-if [ -f .gpu/hplopt-b.xz ] && [ ! -x $B/hplopt-b ]; then
-	xz -dc .gpu/hplopt-b.xz > $B/hplopt-b && chmod +x $B/hplopt-b
-fi
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/r/gpu-$PART.txt" 2>&1
-# recheck TABLE KERNEL "SIZE" BUILDERS NAME: as session13.sh's recheck
-# (remeasure.py, the median of 10 launches, three rounds), into
-# $OUT/r/rc-NAME.csv and .log, its time appended to $OUT/r/rc.txt.
-recheck() {
-	local start
-	start=$(date +%s)
-	DEVICE=GPU BUILDERS=$4 HPLOPT=$H NEUTRAL= SAMPLE=10 python3 testdata/replay/remeasure.py "$1" "$2" "$3" "$OUT/r/rc-$5.csv" 10 3 10 2> "$OUT/r/rc-$5.log"
-	echo "$5.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
-}
-# twopass PART TABLE: groundtruth.sh TABLE with 16 builders (into
-# $OUT/groundtruth1, filling the cache of built programs), then with none
-# (--builders -1, into $OUT/groundtruth2: the table), logged to
-# $OUT/r/PART.txt.
-twopass() {
-	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh "$2" 2>&1 | tee "$OUT/r/$1.txt"
-	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh "$2" 2>&1 | tee -a "$OUT/r/$1.txt"
-}
+source docs/results/h100/scripts/common.sh # $H, recheck, twopass
+
 for part in ${PART//,/ }; do
 	case $part in
 	cw)
 		twopass cw conv2d-wide
-		recheck "$OUT/groundtruth2/conv2d1024-h100-wide.csv" conv2d "-n 1024,1024 -k 7,7" -1 conv2d1024-h100-wide
+		recheck "$OUT/groundtruth2/conv2d1024-h100-wide.csv" conv2d "-n 1024,1024 -k 7,7" "" -1 conv2d1024-h100-wide
 		;;
 	mw)
 		twopass mw matmul-wide
-		recheck "$OUT/groundtruth2/matmul1024-h100-wide.csv" matmul "-n 1024,1024 -k 1024" -1 matmul1024-h100-wide
+		recheck "$OUT/groundtruth2/matmul1024-h100-wide.csv" matmul "-n 1024,1024 -k 1024" "" -1 matmul1024-h100-wide
 		;;
 	live)
 		k=${KERNEL:-matmul}

@@ -1,0 +1,36 @@
+# common.sh: sourced by session13.sh and session14.sh after they set OUT and
+# PART. Unpacks the binary .gpu/hplopt.xz (`make gpu`, then xz) into
+# /tmp/hplopt-bin as $H (and .gpu/hplopt-b.xz, when there, as
+# /tmp/hplopt-bin/hplopt-b), writes the GPU's clocks to $OUT/r/gpu-PART.txt
+# and defines recheck and twopass.
+B=/tmp/hplopt-bin
+mkdir -p "$B" "$OUT/r"
+[ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
+H=$B/hplopt
+if [ -f .gpu/hplopt-b.xz ] && [ ! -x $B/hplopt-b ]; then
+	xz -dc .gpu/hplopt-b.xz > $B/hplopt-b && chmod +x $B/hplopt-b
+fi
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/r/gpu-$PART.txt" 2>&1
+
+# recheck TABLE KERNEL "SIZE" NEUTRAL BUILDERS NAME: TABLE's 10 fastest and
+# 10 random rows measured again, three rounds (remeasure.py: the median of
+# 10 launches, NEUTRAL the pins of the passes the table lacks, BUILDERS
+# each process's --builders), into $OUT/r/rc-NAME.csv and .log, its time
+# appended to $OUT/r/rc.txt.
+recheck() {
+	local start
+	start=$(date +%s)
+	DEVICE=GPU BUILDERS=$5 HPLOPT=$H NEUTRAL=$4 SAMPLE=10 python3 testdata/replay/remeasure.py "$1" "$2" "$3" "$OUT/r/rc-$6.csv" 10 3 10 2> "$OUT/r/rc-$6.log"
+	echo "$6.csv: $(($(date +%s) - start)) s" | tee -a "$OUT/r/rc.txt"
+}
+
+# twopass PART TABLE...: groundtruth.sh TABLE... with 16 builders (into
+# $OUT/groundtruth1, filling the cache of built programs), then again with
+# none (--builders -1, into $OUT/groundtruth2: the tables), logged to
+# $OUT/r/PART.txt.
+twopass() {
+	local part=$1
+	shift
+	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh "$@" 2>&1 | tee "$OUT/r/$part.txt"
+	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh "$@" 2>&1 | tee -a "$OUT/r/$part.txt"
+}
