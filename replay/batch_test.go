@@ -43,6 +43,16 @@ func loadBench(b *testing.B, list []benchTable) []*Table {
 	return tables
 }
 
+// logHeader logs the header of replayRow's rows over the tables of list.
+func logHeader(b *testing.B, list []benchTable) {
+	b.Helper()
+	var names []string
+	for _, tb := range list {
+		names = append(names, tb.name)
+	}
+	b.Logf("| strategy | %s | at 0.95 | beat random | score@20 | @2.5%% | @5%% | @10%% |", strings.Join(names, " | "))
+}
+
 // replayRow replays cfg's one strategy on every table of list (tables,
 // loaded), each with its -e, parallel tables at once, and logs a row of
 // the benchmarks' tables: per table the median fraction of the optimum at

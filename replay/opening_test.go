@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/hplopt/hplopt/strategies"
@@ -46,13 +45,9 @@ var openingSeeds = flag.Int("opening-seeds", 20, "seeds of BenchmarkOpeningRepla
 // -opening-parallel P replays P tables at once, default 2.)
 func BenchmarkOpeningReplay(b *testing.B) {
 	tables := loadBench(b, openingTables)
-	var names []string
-	for _, tb := range openingTables {
-		names = append(names, tb.name)
-	}
 	for _, lookahead := range []int{0, 30} {
 		b.Run(fmt.Sprintf("lookahead=%d", lookahead), func(b *testing.B) {
-			b.Logf("| strategy | %s | at 0.95 | beat random | score@20 | @2.5%% | @5%% | @10%% |", strings.Join(names, " | "))
+			logHeader(b, openingTables)
 			for _, run := range []struct {
 				label, strategy string
 				opening         strategies.OpeningSettings // Config.Opening
@@ -103,11 +98,7 @@ var allTables = append(slices.Clone(openingTables), []benchTable{
 //	go test ./replay -run '^$' -bench OpeningLength -benchtime 1x -timeout 0 -v
 func BenchmarkOpeningLength(b *testing.B) {
 	tables := loadBench(b, allTables)
-	var names []string
-	for _, tb := range allTables {
-		names = append(names, tb.name)
-	}
-	b.Logf("| strategy | %s | at 0.95 | beat random | score@20 | @2.5%% | @5%% | @10%% |", strings.Join(names, " | "))
+	logHeader(b, allTables)
 	for _, run := range []struct {
 		label   string
 		opening strategies.OpeningSettings
