@@ -21,7 +21,7 @@ type Opening struct {
 	then  func(told []Eval) Strategy
 
 	second   Strategy
-	told     []Eval          // the results told, in order
+	told     []Eval          // the results told before the hand-over, in order
 	proposed map[string]bool // points proposed (Next or Take), either phase
 	opened   int             // points the opening proposed
 	plan     int             // the budget told by Plan, 0 if none
@@ -145,11 +145,11 @@ func (o *Opening) Take(p Point) bool {
 // Tell records p's result and tells it to the strategy of the current
 // phase (the second is told the opening's results when it is made).
 func (o *Opening) Tell(p Point, r Result) {
-	o.told = append(o.told, Eval{Point: p, Result: r})
 	if o.second != nil {
 		o.second.Tell(p, r)
 		return
 	}
+	o.told = append(o.told, Eval{Point: p, Result: r}) // for the hand-over
 	o.first.Tell(p, r)
 }
 
