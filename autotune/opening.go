@@ -25,6 +25,12 @@ type Opening struct {
 	proposed map[string]bool // points proposed (Next or Take), either phase
 	opened   int             // points the opening proposed
 	plan     int             // the budget told by Plan, 0 if none
+
+	// Share, when positive, bounds the opening by the budget Plan tells:
+	// it proposes at most Share of it (at least 1 point), fewer than k when
+	// the budget is small. A budget told after the hand-over changes
+	// nothing. Default 0: k whatever the budget.
+	Share float64
 }
 
 var (
@@ -59,9 +65,10 @@ func (o *Opening) handOver(force bool) bool {
 	if o.second != nil {
 		return true
 	}
-	if o.opened < o.k || (!force && len(o.told) < len(o.proposed)) {
+	if o.opened < o.limit() || (!force && len(o.told) < len(o.proposed)) {
 		return false
 	}
+	o.k = o.opened // a larger budget told later does not reopen it
 	o.second = o.then(slices.Clone(o.told))
 	if p, ok := o.second.(Planner); ok && o.plan > 0 {
 		p.Plan(o.plan)
@@ -72,10 +79,19 @@ func (o *Opening) handOver(force bool) bool {
 	return true
 }
 
+// limit returns the number of points the opening proposes: k, or Share
+// of the budget Plan told when that is fewer.
+func (o *Opening) limit() int {
+	if o.Share <= 0 || o.plan <= 0 {
+		return o.k
+	}
+	return min(o.k, max(1, int(o.Share*float64(o.plan))))
+}
+
 // Next returns the opening's next point until it proposed k, then the
 // second strategy's.
 func (o *Opening) Next() (Point, bool) {
-	if o.opened < o.k {
+	if o.opened < o.limit() {
 		p, ok := o.first.Next()
 		if ok {
 			o.opened++
@@ -105,9 +121,9 @@ func (o *Opening) Next() (Point, bool) {
 func (o *Opening) Upcoming(n int) []Point {
 	var up []Point
 	switch {
-	case o.opened < o.k:
+	case o.opened < o.limit():
 		if la, ok := o.first.(Lookahead); ok {
-			up = la.Upcoming(min(n, o.k-o.opened))
+			up = la.Upcoming(min(n, o.limit()-o.opened))
 		}
 	case o.handOver(false):
 		if la, ok := o.second.(Lookahead); ok {
@@ -125,7 +141,7 @@ func (o *Opening) Take(p Point) bool {
 		return false
 	}
 	var s Strategy = o.second
-	if o.opened < o.k {
+	if o.opened < o.limit() {
 		s = o.first
 	}
 	if s == nil {

@@ -147,3 +147,43 @@ func TestOpeningPlan(t *testing.T) {
 		t.Errorf("Plan(10) told the opening %v and the second strategy %v, want [10] each", first.told, second.told)
 	}
 }
+
+// TestOpeningShare: with Share, the opening proposes Share of the budget
+// Plan tells when that is fewer than K (at least 1), K otherwise, and a
+// budget told after the hand-over changes nothing.
+func TestOpeningShare(t *testing.T) {
+	s := divSpace(t)
+	for _, c := range []struct {
+		k     int
+		share float64
+		plans []int // told in turn, one before each proposal (0: none)
+		want  int   // the opening's proposals
+	}{
+		{k: 8, share: 0, plans: []int{4}, want: 8},
+		{k: 8, share: 0.5, plans: nil, want: 8},
+		{k: 8, share: 0.5, plans: []int{30}, want: 8},
+		{k: 8, share: 0.5, plans: []int{10}, want: 5},
+		{k: 8, share: 0.25, plans: []int{1}, want: 1},
+		// An estimate that shrinks after 4 proposals hands over at once.
+		{k: 8, share: 0.5, plans: []int{100, 0, 0, 0, 6}, want: 4},
+		// One that grows after the hand-over (at 3) changes nothing.
+		{k: 8, share: 0.5, plans: []int{6, 0, 0, 0, 100}, want: 3},
+	} {
+		first := newRecorder(NewRandom(s, NewRand(1)))
+		o := NewOpening("opening", first, c.k, func([]Eval) Strategy { return NewRandom(s, NewRand(2)) })
+		o.Share = c.share
+		for i := range 12 {
+			if i < len(c.plans) && c.plans[i] > 0 {
+				o.Plan(c.plans[i])
+			}
+			p, ok := o.Next()
+			if !ok {
+				t.Fatal("no point")
+			}
+			o.Tell(p, Result{Outcome: OK, Ms: 1})
+		}
+		if first.proposed != c.want {
+			t.Errorf("k %d, share %g, budgets %v: the opening proposed %d points, want %d", c.k, c.share, c.plans, first.proposed, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hplopt/hplopt/strategies"
@@ -87,6 +88,9 @@ var allTables = append(slices.Clone(openingTables), []benchTable{
 	{"conv2d1024-h100-wide", "2DCONV 1024 H100 wide", 289}, {"matmul1024-h100-wide", "MATMUL 1024 H100 wide", 461},
 }...)
 
+// lengthOnly limits BenchmarkOpeningLength to the runs whose label holds it.
+var lengthOnly = flag.String("length-only", "", "replay only BenchmarkOpeningLength's runs whose label holds this")
+
 // BenchmarkOpeningLength replays longer openings on the sixteen tables of
 // allTables (seeds 1 to -opening-seeds, -e a tenth of each table, no
 // lookahead): the default ("opening": K 32, 2 neighbours) and K of 48 or
@@ -109,7 +113,13 @@ func BenchmarkOpeningLength(b *testing.B) {
 		{"near=1/k=32", strategies.OpeningSettings{Evaluations: 32, Neighbours: 1}},
 		{"near=1/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: 1}},
 		{"plain/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: -1}},
+		{"near=1/k=64/share=1/2", strategies.OpeningSettings{Evaluations: 64, Neighbours: 1, Share: 1.0 / 2}},
+		{"near=1/k=64/share=1/3", strategies.OpeningSettings{Evaluations: 64, Neighbours: 1, Share: 1.0 / 3}},
+		{"near=2/k=64/share=1/3", strategies.OpeningSettings{Evaluations: 64, Neighbours: 2, Share: 1.0 / 3}},
 	} {
+		if *lengthOnly != "" && !strings.Contains(run.label, *lengthOnly) {
+			continue
+		}
 		b.Run(run.label, func(b *testing.B) {
 			for range b.N {
 				replayRow(b, run.label, allTables, tables, *openingParallel, Config{Strategies: []string{strategies.Opening}, Seeds: *openingSeeds, Opening: run.opening})

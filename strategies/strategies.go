@@ -39,6 +39,7 @@ const (
 const (
 	OpeningEvaluations = 32
 	OpeningNeighbours  = 2
+	OpeningShare       = 0.0
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
@@ -87,6 +88,11 @@ type OpeningSettings struct {
 	// of its random points, before its first model. Default 0:
 	// OpeningNeighbours; negative for none (hybrid's own initial points).
 	Neighbours int
+	// Share bounds the opening by the search's budget of evaluations (-e,
+	// or estimated from the time budget, autotune.Planner): hybrid chooses
+	// at most Share of it, fewer than Evaluations in a small budget.
+	// Default 0: OpeningShare; negative for none.
+	Share float64
 }
 
 // Check reports an error when opt sets what the strategy named name does
@@ -180,7 +186,7 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 		set.Init = len(set.Seeds)
 	}
 	first := costmodel.NewBayes(space, r, set)
-	return autotune.NewOpening(Opening, first, k, func(told []autotune.Eval) autotune.Strategy {
+	o := autotune.NewOpening(Opening, first, k, func(told []autotune.Eval) autotune.Strategy {
 		order := slices.Clone(told)
 		slices.SortStableFunc(order, func(a, b autotune.Eval) int {
 			return cmp.Compare(a.Result.Fitness(), b.Result.Fitness())
@@ -192,6 +198,11 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 		}
 		return ga.New(space, r, gopt)
 	})
+	o.Share = opt.Opening.Share
+	if o.Share == 0 {
+		o.Share = OpeningShare
+	}
+	return o
 }
 
 // nearSeeds returns the seeds, repaired, without repeats, then up to n

@@ -1,15 +1,17 @@
 # common.sh: sourced by session13.sh and session14.sh after they set OUT and
 # PART. Unpacks the binary .gpu/hplopt.xz (`make gpu`, then xz) into
-# /tmp/hplopt-bin as $H (and .gpu/hplopt-b.xz, when there, as
-# /tmp/hplopt-bin/hplopt-b), writes the GPU's clocks to $OUT/r/gpu-PART.txt
+# /tmp/hplopt-bin as $H (and each .gpu/hplopt-X.xz there, other builds,
+# as /tmp/hplopt-bin/hplopt-X), writes the GPU's clocks to $OUT/r/gpu-PART.txt
 # and defines recheck and twopass.
 B=/tmp/hplopt-bin
 mkdir -p "$B" "$OUT/r"
 [ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
 H=$B/hplopt
-if [ -f .gpu/hplopt-b.xz ] && [ ! -x $B/hplopt-b ]; then
-	xz -dc .gpu/hplopt-b.xz > $B/hplopt-b && chmod +x $B/hplopt-b
-fi
+for x in .gpu/hplopt-*.xz; do
+	[ -f "$x" ] || continue
+	b=$(basename "$x" .xz)
+	[ -x "$B/$b" ] || { xz -dc "$x" > "$B/$b" && chmod +x "$B/$b"; }
+done
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/r/gpu-$PART.txt" 2>&1
 
 # recheck TABLE KERNEL "SIZE" NEUTRAL BUILDERS NAME: TABLE's 10 fastest and
