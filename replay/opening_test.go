@@ -27,10 +27,12 @@ var openingSeeds = flag.Int("opening-seeds", 20, "seeds of BenchmarkOpeningRepla
 
 // BenchmarkOpeningReplay replays the strategy opening (hybrid chooses the
 // first K evaluations, then the genetic algorithm) with its defaults
-// ("opening": K 32, hybrid starting from the start points and 2 of their
-// neighbours), with K of 16, 24 or 32 and 1, 2, 3, 5 or 10 neighbours
-// ("near=N/k=K"), and with hybrid's own initial points (Neighbours -1,
-// "plain/k=K"), beside genetic and hybrid, on the twelve tables of
+// ("opening", those of the day: until 2026-11-27's ninth session K 32,
+// hybrid starting from the start points and 2 of their neighbours, which
+// docs/replay/opening/lookahead*.txt hold), with K of 16, 24 or 32 and 1,
+// 2, 3, 5 or 10 neighbours ("near=N/k=K", no share of the budget), and
+// with hybrid's own initial points (Neighbours -1, "plain/k=K"), beside
+// genetic and hybrid, on the twelve tables of
 // openingTables (seeds 1 to 20, -e a tenth of each table), without and
 // with the lookahead of a live search with 15 builders (30 points:
 // Config.Lookahead). For each it logs, per table, the median fraction of
@@ -56,20 +58,20 @@ func BenchmarkOpeningReplay(b *testing.B) {
 				{strategies.Genetic, strategies.Genetic, strategies.OpeningSettings{}},
 				{strategies.Hybrid, strategies.Hybrid, strategies.OpeningSettings{}},
 				{strategies.Opening, strategies.Opening, strategies.OpeningSettings{}},
-				{"near=10/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: 10}},
-				{"near=10/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 10}},
-				{"near=10/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 10}},
-				{"near=1/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 1}},
-				{"near=2/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 2}},
-				{"near=2/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 2}},
-				{"near=3/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: 3}},
-				{"near=3/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 3}},
-				{"near=3/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 3}},
-				{"near=5/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 5}},
-				{"near=5/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 5}},
-				{"plain/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: -1}},
-				{"plain/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: -1}},
-				{"plain/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: -1}},
+				{"near=10/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: 10, Share: -1}},
+				{"near=10/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 10, Share: -1}},
+				{"near=10/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 10, Share: -1}},
+				{"near=1/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 1, Share: -1}},
+				{"near=2/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 2, Share: -1}},
+				{"near=2/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 2, Share: -1}},
+				{"near=3/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: 3, Share: -1}},
+				{"near=3/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 3, Share: -1}},
+				{"near=3/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 3, Share: -1}},
+				{"near=5/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: 5, Share: -1}},
+				{"near=5/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: 5, Share: -1}},
+				{"plain/k=16", strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: -1, Share: -1}},
+				{"plain/k=24", strategies.Opening, strategies.OpeningSettings{Evaluations: 24, Neighbours: -1, Share: -1}},
+				{"plain/k=32", strategies.Opening, strategies.OpeningSettings{Evaluations: 32, Neighbours: -1, Share: -1}},
 			} {
 				b.Run(run.label, func(b *testing.B) {
 					for range b.N {
@@ -93,13 +95,17 @@ var lengthOnly = flag.String("length-only", "", "replay only BenchmarkOpeningLen
 
 // BenchmarkOpeningLength replays longer openings on the sixteen tables of
 // allTables (seeds 1 to -opening-seeds, -e a tenth of each table, no
-// lookahead): the default ("opening": K 32, 2 neighbours) and K of 48 or
-// 64 with 2 neighbours, 1 neighbour with K 32 or 64, and hybrid's own
-// initial points with K 64, logged as BenchmarkOpeningReplay's rows
-// (replayRow). docs/replay.md ("The default strategy") says why the
-// default stays:
+// lookahead): the default ("opening": K 64, 1 neighbour, at most a third
+// of the budget), the default before it ("near=2/k=32", no share of the
+// budget), K of 48 or 64 with 2 neighbours, 1 neighbour with K 32 or 64,
+// and hybrid's own initial points with K 64 (no share), and K 64 with 1
+// neighbour and at most half the budget or 2 neighbours and at most a
+// third, logged as BenchmarkOpeningReplay's rows (replayRow).
+// docs/replay.md ("A longer opening") says how the default was chosen:
 //
 //	go test ./replay -run '^$' -bench OpeningLength -benchtime 1x -timeout 0 -v
+//
+// (-length-only S replays only the runs whose label holds S.)
 func BenchmarkOpeningLength(b *testing.B) {
 	tables := loadBench(b, allTables)
 	logHeader(b, allTables)
@@ -108,13 +114,13 @@ func BenchmarkOpeningLength(b *testing.B) {
 		opening strategies.OpeningSettings
 	}{
 		{strategies.Opening, strategies.OpeningSettings{}},
-		{"near=2/k=48", strategies.OpeningSettings{Evaluations: 48, Neighbours: 2}},
-		{"near=2/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: 2}},
-		{"near=1/k=32", strategies.OpeningSettings{Evaluations: 32, Neighbours: 1}},
-		{"near=1/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: 1}},
-		{"plain/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: -1}},
+		{"near=2/k=32", strategies.OpeningSettings{Evaluations: 32, Neighbours: 2, Share: -1}},
+		{"near=2/k=48", strategies.OpeningSettings{Evaluations: 48, Neighbours: 2, Share: -1}},
+		{"near=2/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: 2, Share: -1}},
+		{"near=1/k=32", strategies.OpeningSettings{Evaluations: 32, Neighbours: 1, Share: -1}},
+		{"near=1/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: 1, Share: -1}},
+		{"plain/k=64", strategies.OpeningSettings{Evaluations: 64, Neighbours: -1, Share: -1}},
 		{"near=1/k=64/share=1/2", strategies.OpeningSettings{Evaluations: 64, Neighbours: 1, Share: 1.0 / 2}},
-		{"near=1/k=64/share=1/3", strategies.OpeningSettings{Evaluations: 64, Neighbours: 1, Share: 1.0 / 3}},
 		{"near=2/k=64/share=1/3", strategies.OpeningSettings{Evaluations: 64, Neighbours: 2, Share: 1.0 / 3}},
 	} {
 		if *lengthOnly != "" && !strings.Contains(run.label, *lengthOnly) {

@@ -432,13 +432,14 @@ func TestReplayLookahead(t *testing.T) {
 	}
 }
 
-// TestDefaultOnWideTables: the default strategy, replayed as hplopt replay
-// does (the table's start points), reaches 0.95 of the optimum within 2.5%
-// of the 2890-point 2DCONV 1024 H100 table and of the 2200-point MV 8192
-// H100 table, both recorded after the default was chosen (docs/replay.md),
-// in the median of seeds 1 to 5, and beats random search's expected
-// fraction at every budget from 20 evaluations to 5% in that median
-// (docs/replay.md gives 20 seeds).
+// TestDefaultOnWideTables: the default strategy, replayed as
+// docs/replay.md's commands do (the table's start points, a budget of a
+// tenth of the table), reaches 0.95 of the optimum within 2.5% of the
+// 2890-point 2DCONV 1024 H100 table and of the 2200-point MV 8192 H100
+// table, both recorded after the default of 2026-11-27 was chosen
+// (docs/replay.md), in the median of seeds 1 to 5, and beats random
+// search's expected fraction at every budget from 20 evaluations to 10% in
+// that median (docs/replay.md gives 20 seeds).
 func TestDefaultOnWideTables(t *testing.T) {
 	for _, file := range []string{"conv2d1024-h100-wide.csv", "mv8192-h100-wide.csv"} {
 		tab, err := LoadCSV("../testdata/replay/" + file)
@@ -446,7 +447,8 @@ func TestDefaultOnWideTables(t *testing.T) {
 			t.Fatal(err)
 		}
 		at := int(math.Ceil(0.025 * float64(tab.Len())))
-		rs, err := Replay(context.Background(), tab, Config{Strategies: []string{strategies.Default}, Evaluations: 2 * at, Seeds: 5})
+		tenth := tab.Len() / 10
+		rs, err := Replay(context.Background(), tab, Config{Strategies: []string{strategies.Default}, Evaluations: tenth, Seeds: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -455,7 +457,7 @@ func TestDefaultOnWideTables(t *testing.T) {
 			t.Errorf("%s: %s after %d evaluations: median fraction %.3f of the optimum, want at least 0.95", file, strategies.Default, at, got)
 		}
 		if !r.BeatsRandom {
-			t.Errorf("%s: %s does not beat random search from 20 to %d evaluations", file, strategies.Default, 2*at)
+			t.Errorf("%s: %s does not beat random search from 20 to %d evaluations", file, strategies.Default, tenth)
 		}
 	}
 }

@@ -37,9 +37,9 @@ const (
 
 // The opening strategy's defaults (OpeningSettings).
 const (
-	OpeningEvaluations = 32
-	OpeningNeighbours  = 2
-	OpeningShare       = 0.0
+	OpeningEvaluations = 64
+	OpeningNeighbours  = 1
+	OpeningShare       = 1.0 / 3
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
@@ -241,7 +241,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid chooses the first %d evaluations (Options.Opening), starting from the start points and %d of their neighbours (as genetic's first generation) instead of random points; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, OpeningNeighbours), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid chooses the first %d evaluations, at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points and %d of their neighbours (as genetic's first generation) instead of random points; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningNeighbours), newOpening})
 }
 
 // All returns the registered strategies, the default first.

@@ -248,8 +248,10 @@ func TestBayesBatch(t *testing.T) {
 }
 
 // TestOpening: the opening strategy's first Options.Opening.Evaluations
-// evaluations are those hybrid makes with the same seed and budget (the
-// first K of its search) when Neighbours is negative, and else the start
+// evaluations (with Share negative, or with the default share, a third of
+// the budget when that is fewer) are those hybrid makes with the same
+// seed and budget (the first K of its search) when Neighbours is
+// negative, and else the start
 // points, then as many of their neighbours (one parameter moved to the
 // next value) before hybrid's choices; after them the genetic algorithm
 // takes over. No point is evaluated twice and the budget is kept, with
@@ -306,14 +308,14 @@ func TestOpening(t *testing.T) {
 	for _, lookahead := range []int{0, 8} {
 		hybrid := run(strategies.Hybrid, strategies.OpeningSettings{}, lookahead)
 		for _, k := range []int{6, 16} {
-			got := run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: -1}, lookahead)
+			got := run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: -1, Share: -1}, lookahead)
 			if str(got[:k]) != str(hybrid[:k]) {
 				t.Errorf("lookahead %d: opening k=%d began %v, want hybrid's %v", lookahead, k, got[:k], hybrid[:k])
 			}
 			if str(got) == str(hybrid) {
 				t.Errorf("lookahead %d: opening k=%d searched as hybrid after its %d points", lookahead, k, k)
 			}
-			got = run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: 3}, lookahead)
+			got = run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: 3, Share: -1}, lookahead)
 			if str(got[:2]) != str(start) {
 				t.Errorf("lookahead %d: opening k=%d began %v, want the start points %v", lookahead, k, got[:2], start)
 			}
@@ -322,6 +324,13 @@ func TestOpening(t *testing.T) {
 					t.Errorf("lookahead %d: opening k=%d measured %v third to fifth, not a neighbour of %v", lookahead, k, p, start[1])
 				}
 			}
+		}
+		// The default share, a third of the budget of 40, ends an opening
+		// of 16 after 13 points.
+		got := run(strategies.Opening, strategies.OpeningSettings{Evaluations: 16, Neighbours: -1}, lookahead)
+		share := strategies.OpeningShare
+		if n := int(share * evals); str(got[:n]) != str(hybrid[:n]) || got[n].Equal(hybrid[n]) {
+			t.Errorf("lookahead %d: opening k=16 with the default share of a budget of %d began %v, want hybrid's first %d, then another point than its %v", lookahead, evals, got[:n+1], n, hybrid[n])
 		}
 	}
 }
