@@ -38,6 +38,7 @@ var (
 	_ Lookahead = (*Opening)(nil)
 	_ Picker    = (*Opening)(nil)
 	_ Planner   = (*Opening)(nil)
+	_ Foresight = (*Opening)(nil)
 )
 
 // NewOpening returns a search named name whose first k points (at least
@@ -131,6 +132,22 @@ func (o *Opening) Upcoming(n int) []Point {
 		}
 	}
 	return slices.DeleteFunc(up, func(p Point) bool { return o.proposed[p.Key()] })
+}
+
+// Likely returns up to n points the strategy of the current phase may
+// propose next, when it is a Foresight: the opening's until it proposed
+// its points (at most as many as it has left to propose), then the second
+// strategy's.
+func (o *Opening) Likely(n int) []Point {
+	var s Strategy = o.second
+	if o.opened < o.limit() {
+		s, n = o.first, min(n, o.limit()-o.opened)
+	}
+	fs, ok := s.(Foresight)
+	if !ok {
+		return nil
+	}
+	return slices.DeleteFunc(fs.Likely(n), func(p Point) bool { return o.proposed[p.Key()] })
 }
 
 // Take removes p, one of the points Upcoming returned, from those Next

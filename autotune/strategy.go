@@ -146,6 +146,18 @@ type Lookahead interface {
 	Upcoming(n int) []Point
 }
 
+// Foresight is implemented by strategies that can guess points they may
+// propose after those Upcoming returns, before the results that decide
+// them: Likely returns up to n such points, never proposed, the likeliest
+// first, with no promise that any is proposed. Tune has an evaluator that
+// is a Speculator start on them when Upcoming leaves it idle (a Bayesian
+// search's next round depends on the current round's results, so the
+// builders would otherwise wait for them). Likely must not change what the
+// strategy proposes: a search is the same with or without it.
+type Foresight interface {
+	Likely(n int) []Point
+}
+
 // Picker is implemented by strategies whose upcoming points may be
 // evaluated out of order: Take removes p, one of the points Upcoming
 // returned, from those Next will return, as if Next had returned it, and
@@ -178,6 +190,15 @@ type Planner interface {
 // to Report.Spent when the search ends, the time having been spent.
 type Unreported interface {
 	Unreported() Cost
+}
+
+// Speculator is implemented by evaluators that can start work on points
+// that may never be evaluated (a Foresight's guesses, the likeliest
+// first) without delaying the points prepared with Prepare: with what
+// those leave idle. Each call replaces the guesses of the one before that
+// no work was started on.
+type Speculator interface {
+	Speculate(ps []Point)
 }
 
 // Preparer is implemented by evaluators that can start work on a point

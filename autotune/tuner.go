@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 	"time"
 )
 
@@ -331,6 +332,9 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 	// are ready (built, or measured ahead), up to twice Lookahead, so that
 	// Lookahead preparations stay under way while the evaluator measures
 	// the points ready ahead of the one Tune waits for.
+	fs, _ := strategy.(Foresight)
+	sp, _ := ev.(Speculator)
+	var guessed string // the keys of the guesses told last, joined
 	prepareUpcoming := func() []Point {
 		if la == nil || prep == nil {
 			return nil
@@ -343,6 +347,21 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			if k := q.Key(); !prepared[k] {
 				prepared[k] = true
 				prep.Prepare(q)
+			}
+		}
+		// The preparations Upcoming leaves room for go to the points the
+		// strategy may propose next, when its guesses change.
+		if n := set.lookahead() - len(up); fs != nil && sp != nil && n > 0 {
+			var guess []Point
+			var keys []string
+			for _, q := range fs.Likely(n) {
+				if k := q.Key(); !prepared[k] {
+					guess, keys = append(guess, q), append(keys, k)
+				}
+			}
+			if k := strings.Join(keys, " "); k != guessed {
+				guessed = k
+				sp.Speculate(guess)
 			}
 		}
 		return up

@@ -290,8 +290,12 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 		sp.Generate.Seconds(), sp.Build.Seconds(), cut, sp.Load.Seconds(), sp.Run.Seconds(), sp.Kernels.Seconds(), sp.Check.Seconds(), r.Other().Seconds())
 	fmt.Fprintf(w, "device        running kernels %.0f%% of the search\n", 100*t.KernelFraction())
 	if p := t.Pool; p.Builders > 0 {
-		fmt.Fprintf(w, "builders      %d, busy %.0f%% of the search: %d built (%d failed), %d from the cache, %d restarted, %d beside slow builds\n",
-			p.Builders, 100*t.PoolUtilization(), p.Builds, p.Failed, p.CacheHits, p.Restarts, p.Extra)
+		guesses := ""
+		if p.Guesses > 0 {
+			guesses = fmt.Sprintf(", %d guessed ahead (%d of them wanted)", p.Guesses, p.Guessed)
+		}
+		fmt.Fprintf(w, "builders      %d, busy %.0f%% of the search: %d built (%d failed), %d from the cache, %d restarted, %d beside slow builds%s\n",
+			p.Builders, 100*t.PoolUtilization(), p.Builds, p.Failed, p.CacheHits, p.Restarts, p.Extra, guesses)
 	}
 	f := r.Failures
 	fmt.Fprintf(w, "failures      illegal %d, compile %d, launch %d, wrong %d, timeout %d\n", f.Illegal, f.Compile, f.Launch, f.Wrong, f.Timeout)

@@ -13,6 +13,7 @@ var (
 	_ autotune.Lookahead = (*Bayes)(nil)
 	_ autotune.Picker    = (*Bayes)(nil)
 	_ autotune.Planner   = (*Bayes)(nil)
+	_ autotune.Foresight = (*Bayes)(nil)
 )
 
 // BayesSettings controls Bayesian optimization. The zero value gives the
@@ -139,6 +140,20 @@ type Bayes struct {
 	// the grid beyond MaxTrain/2 results, when len(data) was gridAt.
 	hyper  *GP
 	gridAt int
+	// guess is what the last round's choice leaves for Likely: its last
+	// model and the pool it scored, the round's points taken.
+	guess *guess
+}
+
+// guess is a round's model and pool, and, once Likely asked, the pool's
+// points ranked by the model (those of the round left out).
+type guess struct {
+	gp     *GP
+	pool   []autotune.Point
+	px     [][]float64
+	taken  []bool
+	best   float64
+	ranked []autotune.Point
 }
 
 // NewBayes returns a Bayesian optimization of space drawing from r.
@@ -179,6 +194,39 @@ func (b *Bayes) Next() (autotune.Point, bool) { return b.next(b.plan) }
 
 // Upcoming returns up to n of the points of the current round.
 func (b *Bayes) Upcoming(n int) []autotune.Point { return b.upcoming(n, b.plan) }
+
+// Likely returns up to n points the next round may choose: the points of
+// the largest expected improvement under the model that chose the current
+// round, after the round's own (the round's choice continued without the
+// kriging believer), never proposed, among the points the round scored:
+// the whole space when it is at most Whole points, else the neighbours
+// (Local) only, the random pool being drawn anew each round. None before
+// the first round. The ranking is made once a round, on the first call;
+// it uses no random numbers, so a search is the same with or without it.
+func (b *Bayes) Likely(n int) []autotune.Point {
+	g := b.guess
+	if g == nil || n <= 0 {
+		return nil
+	}
+	if g.ranked == nil {
+		picks, _ := g.gp.topEI(g.px, g.taken, g.best, max(2*n, 16))
+		g.ranked = make([]autotune.Point, 0, len(picks))
+		for _, i := range picks {
+			g.ranked = append(g.ranked, g.pool[i])
+		}
+		g.px, g.taken = nil, nil
+	}
+	var out []autotune.Point
+	for _, p := range g.ranked {
+		if len(out) == n {
+			break
+		}
+		if !b.seen.Seen(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // plan fills the queue with the initial points or the next round; false
 // when no point is left.
@@ -234,9 +282,9 @@ func (b *Bayes) acquire() []autotune.Point {
 	for _, p := range local {
 		inLocal[p.Key()] = true
 	}
-	n := b.set.Pool
+	n, whole := b.set.Pool, false
 	if size := b.space.Size(); size.IsInt64() && size.Int64() <= int64(b.set.Whole) {
-		n = b.set.Whole // the whole space
+		n, whole = b.set.Whole, true // the whole space
 	}
 	for _, p := range poolOf(b.space, b.seen, b.r, n) {
 		if !inLocal[p.Key()] {
@@ -288,6 +336,16 @@ func (b *Bayes) acquire() []autotune.Point {
 		// The kriging believer: the next point of the batch is chosen as if
 		// this one took its predicted time.
 		xs, y = append(xs, px[pick]), append(y, pickMean)
+	}
+	b.guess = nil
+	if gp != nil && len(out) > 0 {
+		g := &guess{gp: gp, pool: pool, px: px, taken: taken, best: slices.Min(y) - b.set.Xi}
+		if !whole {
+			// The random points are drawn anew each round: the next
+			// round may choose again among the neighbours only.
+			g.pool, g.px, g.taken = pool[:len(local)], px[:len(local)], taken[:len(local)]
+		}
+		b.guess = g
 	}
 	return out
 }

@@ -207,6 +207,19 @@ func (g *GP) Predict(x []float64, k []float64) (mean, sd float64) {
 // kᵢ²/Kᵢᵢ for every sample i, so the standard deviation is at most
 // sqrt(sig2 (1 - maxᵢ kᵢ²/(1+noise))); expected improvement grows with it.
 func (g *GP) argmaxEI(xs [][]float64, taken []bool, best float64) (pick int, mean float64) {
+	picks, means := g.topEI(xs, taken, best, 1)
+	if len(picks) == 0 {
+		return -1, 0
+	}
+	return picks[0], means[0]
+}
+
+// topEI returns the indices of the k points of xs (skipping those taken)
+// of the largest expected improvement over best, the largest first (ties
+// by index), with their predicted means: argmaxEI's answer, then the
+// points it would give with each one before taken. The same bound limits
+// the points whose variance is computed.
+func (g *GP) topEI(xs [][]float64, taken []bool, best float64, k int) (picks []int, means []float64) {
 	ub := make([]float64, len(xs))
 	parallel(len(xs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -234,31 +247,50 @@ func (g *GP) argmaxEI(xs [][]float64, taken []bool, best float64) (pick int, mea
 		}
 	}
 	slices.SortStableFunc(order, func(i, j int) int { return cmpFloat(ub[j], ub[i]) })
-	pick, pickEI := -1, math.Inf(-1)
+	type scored struct {
+		i        int
+		ei, mean float64
+	}
+	var top []scored // the k best so far, the largest first
+	better := func(a, b scored) bool { return a.ei > b.ei || a.ei == b.ei && a.i < b.i }
 	chunk := 4 * workers
 	ei := make([]float64, chunk)
 	ms := make([]float64, chunk)
 	for start := 0; start < len(order); start += chunk {
-		// A point whose bound is below the best found cannot be picked
-		// (the margin covers rounding).
-		if pick >= 0 && ub[order[start]] < pickEI-1e-9*math.Abs(pickEI) {
-			break
+		// A point whose bound is below the k-th found cannot be among
+		// them (the margin covers rounding).
+		if len(top) == k {
+			if last := top[k-1].ei; ub[order[start]] < last-1e-9*math.Abs(last) {
+				break
+			}
 		}
 		part := order[start:min(start+chunk, len(order))]
 		parallel(len(part), func(lo, hi int) {
-			k := make([]float64, g.n)
+			kv := make([]float64, g.n)
 			for c := lo; c < hi; c++ {
-				m, sd := g.Predict(xs[part[c]], k)
+				m, sd := g.Predict(xs[part[c]], kv)
 				ms[c], ei[c] = m, expectedImprovement(best, m, sd)
 			}
 		})
 		for c, i := range part {
-			if ei[c] > pickEI || ei[c] == pickEI && i < pick {
-				pick, pickEI, mean = i, ei[c], ms[c]
+			s := scored{i, ei[c], ms[c]}
+			if math.IsNaN(s.ei) || len(top) == k && !better(s, top[k-1]) {
+				continue
+			}
+			at := len(top)
+			for at > 0 && better(s, top[at-1]) {
+				at--
+			}
+			top = slices.Insert(top, at, s)
+			if len(top) > k {
+				top = top[:k]
 			}
 		}
 	}
-	return pick, mean
+	for _, s := range top {
+		picks, means = append(picks, s.i), append(means, s.mean)
+	}
+	return picks, means
 }
 
 // extend returns the GP of g's length scale and noise fitted to x and y,

@@ -56,6 +56,16 @@ type evaluator struct {
 	// gen, when not nil, takes the prepared points to the goroutine that
 	// generates their variants (background); nil: Prepare generates.
 	gen chan *made
+	// spec, when not nil, takes the guesses Speculate is given to the
+	// goroutine that generates their variants and hands them to the
+	// measurer's Speculate (background, with a measurer that speculates);
+	// it holds the latest guesses only.
+	spec chan []autotune.Point
+}
+
+// speculator is a measurer that builds guesses: a *runner.Worker.
+type speculator interface {
+	Speculate(vs []runner.Variant)
 }
 
 // made is a point's variant, generated once gen is closed, by whoever
@@ -125,10 +135,60 @@ func (e *evaluator) background(n int) (stop func()) {
 			}
 		}()
 	}
+	if sp, ok := e.w.(speculator); ok {
+		e.spec = make(chan []autotune.Point, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case pts := <-e.spec:
+					var vs []runner.Variant
+					for _, pt := range pts {
+						if len(e.spec) > 0 {
+							break // newer guesses
+						}
+						m := &made{pt: pt, gen: make(chan struct{})}
+						e.fillSafe(m)
+						if m.err == nil {
+							vs = append(vs, m.v)
+						}
+					}
+					if len(e.spec) == 0 {
+						sp.Speculate(vs)
+					}
+				case <-quit:
+					return
+				}
+			}
+		}()
+	}
 	return func() {
 		close(quit)
 		wg.Wait()
 	}
+}
+
+// Speculate has the measurer build the variants of pts, guesses, with
+// what its builders have to spare (autotune.Speculator), but those of the
+// points prepared or measured: a goroutine of its own generates them and
+// hands them over, the latest guesses replacing those not handed over
+// yet. Without a background generator and a measurer that speculates, it
+// does nothing.
+func (e *evaluator) Speculate(pts []autotune.Point) {
+	if e.spec == nil {
+		return
+	}
+	pts = slices.DeleteFunc(slices.Clone(pts), func(pt autotune.Point) bool {
+		_, made := e.made[pt.Key()]
+		_, done := e.done[pt.Key()]
+		return made || done
+	})
+	select {
+	case <-e.spec: // not taken yet: replaced
+	default:
+	}
+	e.spec <- pts
 }
 
 // generate returns pt's variant, made by Prepare (once its generation

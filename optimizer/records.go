@@ -612,6 +612,15 @@ func (r *replayer) Prepare(pt autotune.Point) {
 	}
 }
 
+// Speculate builds the variants of pts ahead, as guesses, but those whose
+// results the records hold.
+func (r *replayer) Speculate(pts []autotune.Point) {
+	r.evaluator.Speculate(slices.DeleteFunc(slices.Clone(pts), func(pt autotune.Point) bool {
+		_, ok := r.lookup(pt)
+		return ok
+	}))
+}
+
 // Ready reports whether evaluating pt would start at once.
 func (r *replayer) Ready(pt autotune.Point) bool {
 	if _, ok := r.lookup(pt); ok {

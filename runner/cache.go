@@ -113,6 +113,17 @@ func (c *Cache) get(key string) (bin []byte, msg string, rejected, ok bool) {
 	return nil, "", false, false
 }
 
+// has reports whether an entry is stored under key, without marking it
+// used.
+func (c *Cache) has(key string) bool {
+	for _, ext := range []string{".bin", ".rej"} {
+		if fi, err := os.Stat(c.path(key, ext)); err == nil && fi.Size() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // put stores bin (or, with rejected, the compiler's message) under key. It
 // is best-effort: a cache that cannot be written (a full disk) only means
 // that the program is built again next time.

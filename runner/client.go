@@ -304,6 +304,20 @@ func (w *Worker) Restarts() int {
 // is built when it is measured.
 func (w *Worker) Prepare(v Variant) { w.prepare(v, false) }
 
+// Speculate asks the builders to build vs, variants that may be measured
+// soon (a strategy's guesses, the likeliest first), with the time the
+// variants prepared with Prepare leave them: they wait behind those, at
+// most as many as the builders, and half the builders at most build
+// guesses. They replace the guesses of the last call that no builder
+// started. A guess's binary goes to the cache of built programs, where a
+// later Prepare or Measure of its variant finds it. Without builders or a
+// cache it does nothing.
+func (w *Worker) Speculate(vs []Variant) {
+	if w.pool != nil {
+		w.pool.speculate(vs)
+	}
+}
+
 // PrepareFirst is Prepare for a variant wanted next: its build goes before
 // those of the variants prepared before it that no builder has started.
 func (w *Worker) PrepareFirst(v Variant) { w.prepare(v, true) }

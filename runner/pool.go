@@ -70,6 +70,10 @@ type PoolStats struct {
 	// Restarts counts builders started again after one died or was killed;
 	// Extra those started beside a slow build.
 	Restarts, Extra int
+	// Guesses counts the variants queued by Worker.Speculate (built, or
+	// replaced by newer guesses before a builder took them; Builds counts
+	// those built), Guessed those of them prepared or measured afterwards.
+	Guesses, Guessed int
 }
 
 // Utilization is the fraction of elapsed time the pool's builders were
@@ -95,6 +99,9 @@ type buildJob struct {
 	// err makes the variant a Compile failure.
 	err   error
 	tries int
+	// guess: queued by speculate and not submitted since; it waits behind
+	// every job submitted, and its outcome is only kept in the cache.
+	guess bool
 }
 
 // pool is a Worker's builders.
@@ -125,6 +132,8 @@ type pool struct {
 	building map[*buildJob]time.Time // jobs in builders, since when
 	broken   error                   // a builder could not start: no more builds here
 	closed   bool
+	guessed  map[string]bool // keys of the guesses built, until a submit asks for them
+	guessing int             // builders building guesses (at most half of n)
 	stats    PoolStats
 	wg       sync.WaitGroup
 }
@@ -169,7 +178,15 @@ func (p *pool) submit(v Variant, first bool) *buildJob {
 	p.mu.Lock()
 	key := p.keyLocked(v)
 	if j := p.jobs[key]; j != nil {
-		if i := slices.Index(p.queue, j); first && i > 0 {
+		if j.guess {
+			// Guessed right: the job is wanted now, ahead of the guesses.
+			j.guess = false
+			p.stats.Guessed++
+			if i := slices.Index(p.queue, j); i >= 0 {
+				p.queue = slices.Delete(p.queue, i, i+1)
+				p.enqueueLocked(j, first)
+			}
+		} else if i := slices.Index(p.queue, j); first && i > 0 {
 			p.queue = append(append([]*buildJob{j}, p.queue[:i]...), p.queue[i+1:]...)
 		}
 		p.mu.Unlock()
@@ -181,6 +198,12 @@ func (p *pool) submit(v Variant, first bool) *buildJob {
 	}
 	p.jobs[key] = j
 	p.keys[v.Source] = j
+	if p.guessed[key] {
+		// Built as a guess: its binary is in the cache, or, on a device
+		// that compiles at launch, its machine code in that device's own.
+		delete(p.guessed, key)
+		p.stats.Guessed++
+	}
 	if p.cache != nil {
 		if bin, msg, rejected, ok := p.cache.get(key); ok {
 			// A binary is kept only when its builder's first launch (if it
@@ -201,14 +224,85 @@ func (p *pool) submit(v Variant, first bool) *buildJob {
 		p.finish(j, nil, nil)
 		return j
 	}
-	if first {
-		p.queue = append([]*buildJob{j}, p.queue...)
-	} else {
-		p.queue = append(p.queue, j)
-	}
+	p.enqueueLocked(j, first)
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	return j
+}
+
+// enqueueLocked queues j, a job submitted: first at the head of the
+// queue, else behind the other jobs submitted but ahead of the guesses.
+func (p *pool) enqueueLocked(j *buildJob, first bool) {
+	if first {
+		p.queue = slices.Insert(p.queue, 0, j)
+		return
+	}
+	i := slices.IndexFunc(p.queue, func(q *buildJob) bool { return q.guess })
+	if i < 0 {
+		i = len(p.queue)
+	}
+	p.queue = slices.Insert(p.queue, i, j)
+}
+
+// takeableLocked reports whether a builder may take the queue's first job:
+// a job submitted, or a guess while fewer than half the builders build
+// guesses (the others stay free for the jobs submitted next).
+func (p *pool) takeableLocked() bool {
+	return len(p.queue) > 0 && (!p.queue[0].guess || p.guessing < p.n/2)
+}
+
+// speculate replaces the guesses waiting (queued, no builder started on
+// them) by vs, variants that may be wanted soon, the likeliest first, at
+// most n of them, behind every job submitted; a variant submitted, being
+// built, or in the cache is left out. Built, a guess's binary (or
+// rejection) goes to the cache only, where a submit finds it. It does
+// nothing without a cache.
+func (p *pool) speculate(vs []Variant) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cache == nil || p.broken != nil || p.closed {
+		return
+	}
+	was := map[string]bool{}
+	p.queue = slices.DeleteFunc(p.queue, func(j *buildJob) bool {
+		if j.guess {
+			was[j.key] = true
+			p.forgetLocked(j)
+		}
+		return j.guess
+	})
+	queued := 0
+	for _, v := range vs {
+		if queued == max(p.n, 1) {
+			break
+		}
+		key := p.keyLocked(v)
+		if p.jobs[key] != nil || p.guessed[key] || p.cache.has(key) {
+			continue
+		}
+		j := &buildJob{v: v, key: key, done: make(chan struct{}), guess: true}
+		if p.lazy {
+			j.local = v.Local
+		}
+		p.jobs[key] = j
+		p.keys[v.Source] = j
+		p.queue = append(p.queue, j)
+		queued++
+		if !was[key] {
+			p.stats.Guesses++
+		}
+	}
+	p.cond.Broadcast()
+}
+
+// forgetLocked removes j from the jobs by key and by source.
+func (p *pool) forgetLocked(j *buildJob) {
+	if p.jobs[j.key] == j {
+		delete(p.jobs, j.key)
+	}
+	if p.keys[j.v.Source] == j {
+		delete(p.keys, j.v.Source)
+	}
 }
 
 // lookup returns v's job, or nil if it was not submitted (or was taken).
@@ -242,19 +336,26 @@ func (p *pool) queued(j *buildJob) bool {
 // take forgets j, which Measure has used.
 func (p *pool) take(j *buildJob) {
 	p.mu.Lock()
-	if p.jobs[j.key] == j {
-		delete(p.jobs, j.key)
-	}
-	if p.keys[j.v.Source] == j {
-		delete(p.keys, j.v.Source)
-	}
+	p.forgetLocked(j)
 	p.queue = slices.DeleteFunc(p.queue, func(q *buildJob) bool { return q == j })
 	p.mu.Unlock()
 }
 
-// finish sets j's outcome and tells the Worker.
+// finish sets j's outcome and tells the Worker. A guess no submit asked
+// for is forgotten: its outcome is in the cache.
 func (p *pool) finish(j *buildJob, bin []byte, err error) {
+	p.mu.Lock()
 	j.bin, j.err = bin, err
+	if j.guess {
+		p.forgetLocked(j)
+	}
+	if j.guess {
+		if p.guessed == nil {
+			p.guessed = map[string]bool{}
+		}
+		p.guessed[j.key] = true
+	}
+	p.mu.Unlock()
 	close(j.done)
 	if p.notify != nil {
 		p.notify(j)
@@ -304,7 +405,7 @@ func (p *pool) loop() {
 	}()
 	for {
 		p.mu.Lock()
-		for len(p.queue) == 0 && !p.closed && p.broken == nil && !p.surplusLocked() && c != nil {
+		for !p.takeableLocked() && !p.closed && p.broken == nil && !p.surplusLocked() && c != nil {
 			p.cond.Wait()
 		}
 		if p.closed || p.broken != nil || p.surplusLocked() {
@@ -323,14 +424,25 @@ func (p *pool) loop() {
 			continue
 		}
 		p.mu.Lock()
-		if len(p.queue) == 0 {
+		if !p.takeableLocked() {
 			p.mu.Unlock()
 			continue
 		}
 		j := p.queue[0]
 		p.queue = p.queue[1:]
+		guess := j.guess
+		if guess {
+			p.guessing++
+		}
 		p.mu.Unlock()
-		if !p.build(c, j) {
+		alive := p.build(c, j)
+		if guess {
+			p.mu.Lock()
+			p.guessing--
+			p.cond.Broadcast()
+			p.mu.Unlock()
+		}
+		if !alive {
 			p.drop(c, true)
 			c, lost = nil, true
 		}
@@ -440,7 +552,11 @@ func (p *pool) build(c *child, j *buildJob) (alive bool) {
 		j.tries++
 		retry := j.tries < 2 && !p.closed
 		if retry {
-			p.queue = append([]*buildJob{j}, p.queue...)
+			if j.guess {
+				p.queue = append(p.queue, j)
+			} else {
+				p.queue = append([]*buildJob{j}, p.queue...)
+			}
 			p.cond.Broadcast()
 		} else {
 			p.stats.Builds++

@@ -264,3 +264,41 @@ func TestPoolBinaryHeld(t *testing.T) {
 		t.Errorf("%d measure requests without the binary, %d sent again with it; want 3 and 1", held, resent)
 	}
 }
+
+// TestPoolSpeculate: a guess (Speculate) is built by a builder with
+// nothing else to build, and the variant, prepared and measured later, is
+// not built again (PoCL: its kernel cache has the guess's machine code;
+// elsewhere the cache of built programs has its binary) and is measured
+// as any other; a worker without a cache guesses nothing.
+func TestPoolSpeculate(t *testing.T) {
+	cache, err := runner.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startPool(t, runner.WorkerSettings{Builders: 2, Cache: cache})
+	guess := slowCompile("guess")
+	w.Speculate([]runner.Variant{guess})
+	for deadline := time.Now().Add(time.Minute); w.Pool().Builds < 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the guess was not built within a minute: %+v", w.Pool())
+		}
+	}
+	if st := w.Pool(); st.Guesses != 1 {
+		t.Errorf("Pool() = %+v, want 1 guess", st)
+	}
+	guessed := w.Pool()
+	w.Prepare(guess)
+	waitBuilt(t, w, guess)
+	expect(t, "a variant guessed", w.Measure(context.Background(), guess), autotune.OK)
+	st := w.Pool()
+	t.Logf("after the guess: %+v; after the variant: %+v", guessed, st)
+	if again := st.Busy - guessed.Busy; again > guessed.Busy/2 {
+		t.Errorf("the variant's build took %v after its guess took %v: it was built again", again, guessed.Busy)
+	}
+
+	plain := startPool(t, runner.WorkerSettings{Builders: 2})
+	plain.Speculate([]runner.Variant{slowCompile("not guessed")})
+	if st := plain.Pool(); st.Guesses != 0 {
+		t.Errorf("without a cache: Pool() = %+v, want no guess", st)
+	}
+}

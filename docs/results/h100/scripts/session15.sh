@@ -6,13 +6,18 @@
 # ./cmd/hplopt`, then xz) with strategies.OpeningEvaluations 64 and
 # OpeningNeighbours 1: .gpu/hplopt-b.xz (B) with OpeningShare 1/2 and
 # .gpu/hplopt-c.xz (C) with OpeningShare 1/3.
+# Then, for the builds guessed ahead (autotune.Foresight): .gpu/hplopt.xz
+# the binary of 7a3705e (A, that default without guesses) and
+# .gpu/hplopt-s.xz (S) the source with them, RUNS="a s a s a s" COLD=2.
 #   PART=live: $KERNEL (default matmul) at size $SIZE (default L) searched
 #     $T s (default 60) with the default strategy by the binaries of
 #     $RUNS in turn (default "a b c c b a": A B C C B A; hplopt tune
 #     KERNEL --size SIZE -d GPU -t $T --no-db --json, then $EXTRA, other
 #     flags); outputs under $OUT/r/live-KERNEL-{a,b,c}-N. With COLD=1 every
 #     search builds every variant: --cache off, and CUDA_CACHE_DISABLE=1
-#     (the driver's cache of built programs off).
+#     (the driver's cache of built programs off); with COLD=2 too, but with
+#     a cache of built programs that starts empty (--cache NEWDIR), where
+#     guesses are kept.
 # Run from the repository root:  OUT=/some/dir PART=live KERNEL=conv2d SIZE=M T=30 bash docs/results/h100/scripts/session15.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
@@ -28,7 +33,9 @@ for part in ${PART//,/ }; do
 			[ $v = a ] || bin=$B/hplopt-$v
 			n=$(ls "$OUT/r" | grep -c "^live-$k-$v-.*txt" || true)
 			# shellcheck disable=SC2086 # EXTRA holds several flags
-			if [ "${COLD:-0}" = 1 ]; then
+			if [ "${COLD:-0}" = 2 ]; then
+				CUDA_CACHE_DISABLE=1 "$bin" tune "$k" --size "${SIZE:-L}" -d GPU -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$v-$n.json" --cache "$(mktemp -d)" ${EXTRA:-} > "$OUT/r/live-$k-$v-$n.txt" 2>&1
+			elif [ "${COLD:-0}" = 1 ]; then
 				CUDA_CACHE_DISABLE=1 "$bin" tune "$k" --size "${SIZE:-L}" -d GPU -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$v-$n.json" --cache off ${EXTRA:-} > "$OUT/r/live-$k-$v-$n.txt" 2>&1
 			else
 				"$bin" tune "$k" --size "${SIZE:-L}" -d GPU -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$v-$n.json" ${EXTRA:-} > "$OUT/r/live-$k-$v-$n.txt" 2>&1
