@@ -89,8 +89,8 @@ func (o *Opening) limit() int {
 	return min(o.k, max(1, int(o.Share*float64(o.plan))))
 }
 
-// Next returns the opening's next point until it proposed k, then the
-// second strategy's.
+// Next returns the opening's next point until it proposed its points (k,
+// or fewer by Share), then the second strategy's.
 func (o *Opening) Next() (Point, bool) {
 	if o.opened < o.limit() {
 		p, ok := o.first.Next()

@@ -327,14 +327,15 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 	rr, _ := ev.(ReadyReporter)
 	pk, _ := strategy.(Picker)
 	reorder := set.ReadyFirst && la != nil && prep != nil && rr != nil && pk != nil
+	fs, _ := strategy.(Foresight)
+	sp, _ := ev.(Speculator)
+	var guessed string // the keys of the guesses handed over last, joined
 	// prepareUpcoming starts on the strategy's upcoming points and returns
 	// them: Lookahead of them, or, with a ReadyReporter, as many more as
 	// are ready (built, or measured ahead), up to twice Lookahead, so that
 	// Lookahead preparations stay under way while the evaluator measures
-	// the points ready ahead of the one Tune waits for.
-	fs, _ := strategy.(Foresight)
-	sp, _ := ev.(Speculator)
-	var guessed string // the keys of the guesses told last, joined
+	// the points ready ahead of the one Tune waits for; and, when Upcoming
+	// leaves room, hands the strategy's guesses to the evaluator.
 	prepareUpcoming := func() []Point {
 		if la == nil || prep == nil {
 			return nil
