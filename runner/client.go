@@ -310,8 +310,8 @@ func (w *Worker) Prepare(v Variant) { w.prepare(v, false) }
 // most as many as the builders, and half the builders at most build
 // guesses. They replace the guesses of the last call that no builder
 // started. A guess's binary goes to the cache of built programs, where a
-// later Prepare or Measure of its variant finds it. Without builders or a
-// cache it does nothing.
+// later Prepare or Measure of its variant finds it. Without a cache, or
+// with fewer than 2 builders, it does nothing.
 func (w *Worker) Speculate(vs []Variant) {
 	if w.pool != nil {
 		w.pool.speculate(vs)

@@ -256,11 +256,12 @@ func (p *pool) takeableLocked() bool {
 // most n of them, behind every job submitted; a variant submitted, being
 // built, or in the cache is left out. Built, a guess's binary (or
 // rejection) goes to the cache only, where a submit finds it. It does
-// nothing without a cache.
+// nothing without a cache, or with one builder (half of which builds
+// guesses at most).
 func (p *pool) speculate(vs []Variant) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cache == nil || p.broken != nil || p.closed {
+	if p.cache == nil || p.n/2 == 0 || p.broken != nil || p.closed {
 		return
 	}
 	was := map[string]bool{}

@@ -14,7 +14,7 @@ import (
 // most n, the first ones; half the builders at most build guesses; a
 // guess already in the cache is not queued, and a guess built is
 // forgotten but for the cache, where a submit finds it (Guessed again).
-// Without a cache nothing is guessed.
+// Without a cache, or with one builder, nothing is guessed.
 func TestPoolSpeculateQueue(t *testing.T) {
 	c, err := OpenCache(t.TempDir())
 	if err != nil {
@@ -98,5 +98,11 @@ func TestPoolSpeculateQueue(t *testing.T) {
 	q.speculate(vs("g"))
 	if len(q.queue) != 0 || q.stats.Guesses != 0 {
 		t.Error("a pool without a cache queued a guess")
+	}
+	one := newPool(c)
+	one.n = 1
+	one.speculate(vs("g"))
+	if len(one.queue) != 0 || one.stats.Guesses != 0 {
+		t.Error("a pool of one builder queued a guess")
 	}
 }
