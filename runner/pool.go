@@ -274,7 +274,7 @@ func (p *pool) speculate(vs []Variant) {
 	})
 	queued := 0
 	for _, v := range vs {
-		if queued == max(p.n, 1) {
+		if queued == p.n {
 			break
 		}
 		key := p.keyLocked(v)
@@ -343,14 +343,14 @@ func (p *pool) take(j *buildJob) {
 }
 
 // finish sets j's outcome and tells the Worker. A guess no submit asked
-// for is forgotten: its outcome is in the cache.
+// for is forgotten but for its key in guessed: its outcome is in the
+// cache (on a device that compiles at launch, its machine code in that
+// device's own).
 func (p *pool) finish(j *buildJob, bin []byte, err error) {
 	p.mu.Lock()
 	j.bin, j.err = bin, err
 	if j.guess {
 		p.forgetLocked(j)
-	}
-	if j.guess {
 		if p.guessed == nil {
 			p.guessed = map[string]bool{}
 		}
