@@ -196,7 +196,7 @@ type Unreported interface {
 // that may never be evaluated (a Foresight's guesses, the likeliest
 // first) without delaying the points prepared with Prepare: with what
 // those leave idle. Each call replaces the guesses of the one before that
-// no work was started on.
+// no work was started on. Tune hands over no point it prepared.
 type Speculator interface {
 	Speculate(ps []Point)
 }

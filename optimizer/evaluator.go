@@ -170,20 +170,15 @@ func (e *evaluator) background(n int) (stop func()) {
 }
 
 // Speculate has the measurer build the variants of pts, guesses, with
-// what its builders have to spare (autotune.Speculator), but those of the
-// points prepared or measured: a goroutine of its own generates them and
-// hands them over, the latest guesses replacing those not handed over
-// yet. Without a background generator and a measurer that speculates, it
-// does nothing.
+// what its builders have to spare (autotune.Speculator; Tune hands over
+// no point it prepared): a goroutine of its own generates them and hands
+// them over, the latest guesses replacing those not handed over yet.
+// Without a background generator and a measurer that speculates, it does
+// nothing.
 func (e *evaluator) Speculate(pts []autotune.Point) {
 	if e.spec == nil {
 		return
 	}
-	pts = slices.DeleteFunc(slices.Clone(pts), func(pt autotune.Point) bool {
-		_, made := e.made[pt.Key()]
-		_, done := e.done[pt.Key()]
-		return made || done
-	})
 	select {
 	case <-e.spec: // not taken yet: replaced
 	default:
