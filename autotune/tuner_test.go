@@ -526,3 +526,77 @@ func TestTuneUnreported(t *testing.T) {
 		t.Errorf("evaluations %d, spent %+v, other %v, err %v", rep.Evaluations, rep.Spent, rep.Other(), err)
 	}
 }
+
+// guesser proposes points in an order fixed in advance; Upcoming gives the
+// next one, and Likely (Foresight) the next n, that one included.
+type guesser struct {
+	order []Point
+	next  int
+}
+
+func (g *guesser) Name() string { return "guesser" }
+
+func (g *guesser) Next() (Point, bool) {
+	if g.next == len(g.order) {
+		return Point{}, false
+	}
+	g.next++
+	return g.order[g.next-1], true
+}
+
+func (g *guesser) Tell(Point, Result) {}
+
+func (g *guesser) Upcoming(n int) []Point { return g.order[g.next:min(len(g.order), g.next+min(n, 1))] }
+
+func (g *guesser) Likely(n int) []Point { return g.order[g.next:min(len(g.order), g.next+n)] }
+
+// speculating records what Tune prepares and the guesses it hands over.
+type speculating struct {
+	EvaluatorFunc
+	prepared map[string]bool
+	calls    [][]string
+}
+
+func (s *speculating) Prepare(p Point) { s.prepared[p.Key()] = true }
+
+func (s *speculating) Speculate(ps []Point) {
+	var keys []string
+	for _, p := range ps {
+		if s.prepared[p.Key()] {
+			keys = append(keys, "prepared "+p.Key())
+		}
+		keys = append(keys, p.Key())
+	}
+	s.calls = append(s.calls, keys)
+}
+
+// TestTuneSpeculates: with a Foresight strategy and a Speculator
+// evaluator, Tune hands over the strategy's guesses, as many as the
+// lookahead leaves room for beside the upcoming points, none of them
+// prepared, and only when they change (to none, too).
+func TestTuneSpeculates(t *testing.T) {
+	s := divSpace(t)
+	g := &guesser{}
+	r := NewRandom(s, NewRand(1))
+	for range 6 {
+		p, _ := r.Next()
+		g.order = append(g.order, p)
+	}
+	ev := &speculating{EvaluatorFunc: func(context.Context, Point) Result { return Result{Outcome: OK, Ms: 1} }, prepared: map[string]bool{}}
+	if _, err := Tune(context.Background(), Settings{MaxEvals: 6, Lookahead: 3}, s, g, ev); err != nil {
+		t.Fatal(err)
+	}
+	// Before each evaluation: 1 upcoming point, prepared, and of the 2
+	// guesses the one after it; then none (the guesses replaced by none),
+	// then none again (no call).
+	key := func(i int) string { return g.order[i].Key() }
+	want := [][]string{{key(2)}, {key(3)}, {key(4)}, {key(5)}, nil}
+	if len(ev.calls) != len(want) {
+		t.Fatalf("Speculate called %d times (%v), want %d", len(ev.calls), ev.calls, len(want))
+	}
+	for i := range want {
+		if !slices.Equal(ev.calls[i], want[i]) {
+			t.Errorf("call %d: guesses %v, want %v", i, ev.calls[i], want[i])
+		}
+	}
+}
