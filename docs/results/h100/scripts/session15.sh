@@ -32,14 +32,13 @@ for part in ${PART//,/ }; do
 			bin=$H
 			[ $v = a ] || bin=$B/hplopt-$v
 			n=$(ls "$OUT/r" | grep -c "^live-$k-$v-.*txt" || true)
+			env=() cache=() # COLD: the driver's cache off, and ours off (1) or new (2)
+			case ${COLD:-0} in
+			1) env=(CUDA_CACHE_DISABLE=1) cache=(--cache off) ;;
+			2) env=(CUDA_CACHE_DISABLE=1) cache=(--cache "$(mktemp -d)") ;;
+			esac
 			# shellcheck disable=SC2086 # EXTRA holds several flags
-			if [ "${COLD:-0}" = 2 ]; then
-				CUDA_CACHE_DISABLE=1 "$bin" tune "$k" --size "${SIZE:-L}" -d GPU -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$v-$n.json" --cache "$(mktemp -d)" ${EXTRA:-} > "$OUT/r/live-$k-$v-$n.txt" 2>&1
-			elif [ "${COLD:-0}" = 1 ]; then
-				CUDA_CACHE_DISABLE=1 "$bin" tune "$k" --size "${SIZE:-L}" -d GPU -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$v-$n.json" --cache off ${EXTRA:-} > "$OUT/r/live-$k-$v-$n.txt" 2>&1
-			else
-				"$bin" tune "$k" --size "${SIZE:-L}" -d GPU -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$v-$n.json" ${EXTRA:-} > "$OUT/r/live-$k-$v-$n.txt" 2>&1
-			fi
+			env "${env[@]}" "$bin" tune "$k" --size "${SIZE:-L}" -d GPU -t "${T:-60}" --no-db --json "$OUT/r/live-$k-$v-$n.json" "${cache[@]}" ${EXTRA:-} > "$OUT/r/live-$k-$v-$n.txt" 2>&1
 			grep -E '^(strategy|evaluations|time|best)' "$OUT/r/live-$k-$v-$n.txt" | sed "s/^/$k $v $n: /"
 		done
 		;;
