@@ -22,6 +22,9 @@ type Stop interface {
 
 // StopState is what a stop condition sees after an evaluation.
 type StopState struct {
+	// Evaluations counts the search's evaluations but the points
+	// rejected before anything was built or run (Report.Rejected) that
+	// RejectedPerEval leaves uncounted, as Settings.MaxEvals does.
 	Evaluations int
 	// Elapsed is the time the search has taken: the wall time since it
 	// started, or Settings.Clock's when set (a replay's simulated time).
@@ -32,8 +35,9 @@ type StopState struct {
 	// time.
 	Found  bool
 	BestMs float64
-	// Stalled is the number of evaluations since the best time last
-	// improved (since the start when none succeeded); StalledFor the time.
+	// Stalled is the number of evaluations (counted as Evaluations) since
+	// the best time last improved (since the start when none succeeded);
+	// StalledFor the time.
 	Stalled    int
 	StalledFor time.Duration
 }
@@ -50,8 +54,10 @@ type StopState struct {
 //	best<=D        a time of at most D was found (best<=1.5ms)
 //
 // for example "evals>=500 or stall>=100" or "space>=2.5% and (best<=1ms
-// or time>=60s)". Failed evaluations count as evaluations. Errors give
-// the column (from 1) of the mistake.
+// or time>=60s)". Failed evaluations count as evaluations, but points
+// rejected as Illegal before anything was built or run do not, up to
+// RejectedPerEval per evaluation of the search's bound (as with
+// Settings.MaxEvals). Errors give the column (from 1) of the mistake.
 func ParseStop(s string) (Stop, error) {
 	p := &stopParser{src: s}
 	p.next()
@@ -141,6 +147,7 @@ func MaxEvals(stop Stop, size *big.Int) (int, bool) {
 // stopWatch follows a search for its stop condition.
 type stopWatch struct {
 	size      *big.Int
+	free      int // rejected points that do not count (-1: none counts)
 	found     bool
 	best      float64
 	bestEval  int
@@ -150,16 +157,17 @@ type stopWatch struct {
 // after returns the state after rep's last evaluation, elapsed into the
 // search.
 func (w *stopWatch) after(rep *Report, elapsed time.Duration) StopState {
+	n := rep.Evaluations - uncounted(rep, w.free)
 	if rep.Found && (!w.found || rep.BestMs < w.best) {
-		w.found, w.best, w.bestEval, w.bestSince = true, rep.BestMs, rep.Evaluations, elapsed
+		w.found, w.best, w.bestEval, w.bestSince = true, rep.BestMs, n, elapsed
 	}
 	return StopState{
-		Evaluations: rep.Evaluations,
+		Evaluations: n,
 		Elapsed:     elapsed,
 		SpaceSize:   w.size,
 		Found:       rep.Found,
 		BestMs:      rep.BestMs,
-		Stalled:     rep.Evaluations - w.bestEval,
+		Stalled:     n - w.bestEval,
 		StalledFor:  elapsed - w.bestSince,
 	}
 }

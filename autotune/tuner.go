@@ -50,8 +50,10 @@ type Settings struct {
 	// 0: no time limit.
 	Budget time.Duration
 	// MaxEvals is the largest number of evaluations measured; results
-	// taken from records (Result.FromRecords) do not count. Default 0: no
-	// limit.
+	// taken from records (Result.FromRecords) do not count, nor do points
+	// rejected as Illegal before anything was built or run
+	// (Report.Rejected), up to RejectedPerEval×MaxEvals of them. Default
+	// 0: no limit.
 	MaxEvals int
 	// EvalTimeout limits one evaluation (through the context it gets); an
 	// evaluation cut by it should return Timeout. Default 0: only the
@@ -141,6 +143,37 @@ func (f Failures) Count(o Outcome) int {
 // Total returns the number of failures.
 func (f Failures) Total() int { return f.Illegal + f.Compile + f.Launch + f.Wrong + f.Timeout }
 
+// RejectedPerEval bounds the points rejected as Illegal (nothing built
+// nor run: Report.Rejected) that a search leaves uncounted: a search of at
+// most N evaluations (Settings.MaxEvals, or the evals or space bound of
+// Settings.Stop) counts none of the first RejectedPerEval×N of them
+// against N, as Kernel Tuner counts only the configurations it
+// benchmarked against max_fevals, and counts the ones beyond as
+// evaluations, so that a search of points nearly all illegal still ends.
+const RejectedPerEval = 1
+
+// evalBound returns the smallest bound set puts on a search's evaluations
+// in a space of size points (MaxEvals, Stop's evals and space bounds), and
+// false when there is none.
+func evalBound(set Settings, size *big.Int) (int, bool) {
+	n, known := set.MaxEvals, set.MaxEvals > 0
+	if set.Stop != nil {
+		if m, ok := MaxEvals(set.Stop, size); ok && (!known || m < n) {
+			n, known = m, true
+		}
+	}
+	return n, known
+}
+
+// uncounted returns the number of rep's rejected points that do not count
+// as evaluations when the search has free of them (-1: all do not).
+func uncounted(rep *Report, free int) int {
+	if free < 0 {
+		return rep.Rejected
+	}
+	return min(rep.Rejected, free)
+}
+
 // StopReason says why a search ended.
 type StopReason int
 
@@ -148,7 +181,7 @@ type StopReason int
 const (
 	StopExhausted StopReason = iota // the strategy had nothing left to propose
 	StopBudget                      // the time budget was spent
-	StopMaxEvals                    // MaxEvals evaluations were made
+	StopMaxEvals                    // MaxEvals evaluations were made (Settings.MaxEvals says which count)
 	StopCancelled                   // the caller's context was cancelled
 	StopError                       // a strategy or the evaluator panicked (see Tune's error)
 	StopReused                      // no search: a result known before was reused (set by the caller, never by Tune)
@@ -186,10 +219,15 @@ type Report struct {
 	Best        Point
 	BestMs      float64
 	Evaluations int
-	// Measured and FromRecords split Evaluations: those measured in this
-	// search, and those whose result was taken from records
-	// (Result.FromRecords).
+	// Measured, Rejected and FromRecords split Evaluations: those
+	// measured in this search, those of this search whose point was
+	// rejected as Illegal before anything was built or run (transforms'
+	// checks, the device's limits; a replay's illegal rows), and those
+	// whose result was taken from records (Result.FromRecords). Measured
+	// counts against Settings.MaxEvals, and Rejected beyond
+	// RejectedPerEval×MaxEvals.
 	Measured    int
+	Rejected    int
 	FromRecords int
 	Failures    Failures
 	// Cut counts evaluations interrupted by the end of the budget or by
@@ -256,12 +294,22 @@ func (r *Report) CommonFailure() (o Outcome, msg string, n int) {
 	return o, msg, n
 }
 
+// Counted returns the evaluations of the search that count against a
+// budget of n (Settings.MaxEvals): those measured, and the points rejected
+// as Illegal beyond the RejectedPerEval×n that do not count.
+func (r *Report) Counted(n int) int {
+	return r.Measured + max(0, r.Rejected-RejectedPerEval*n)
+}
+
 func (r *Report) add(e Eval) {
 	r.History = append(r.History, e)
 	r.Evaluations++
-	if e.Result.FromRecords {
+	switch {
+	case e.Result.FromRecords:
 		r.FromRecords++
-	} else {
+	case e.Result.Outcome == Illegal:
+		r.Rejected++
+	default:
 		r.Measured++
 	}
 	r.Spent = r.Spent.Add(e.Result.Cost)
@@ -319,7 +367,11 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		}
 		return 0, false
 	}
-	watch := &stopWatch{size: rep.SpaceSize}
+	free := -1 // rejected points that do not count as evaluations
+	if n, ok := evalBound(set, rep.SpaceSize); ok {
+		free = RejectedPerEval * n
+	}
+	watch := &stopWatch{size: rep.SpaceSize, free: free}
 	plan := newPlanning(set, strategy, rep.SpaceSize)
 	prep, _ := ev.(Preparer)
 	prepared := map[string]bool{}
@@ -382,7 +434,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			rep.Stopped = why
 			return rep, nil
 		}
-		if set.MaxEvals > 0 && rep.Measured >= set.MaxEvals {
+		if set.MaxEvals > 0 && rep.Measured+rep.Rejected-uncounted(rep, free) >= set.MaxEvals {
 			rep.Stopped = StopMaxEvals
 			return rep, nil
 		}
@@ -465,13 +517,7 @@ func newPlanning(set Settings, strategy Strategy, size *big.Int) *planning {
 	if !ok {
 		return &planning{}
 	}
-	n, known := set.MaxEvals, set.MaxEvals > 0
-	if set.Stop != nil {
-		if m, ok := MaxEvals(set.Stop, size); ok && (!known || m < n) {
-			n, known = m, true
-		}
-	}
-	if known {
+	if n, known := evalBound(set, size); known {
 		p.Plan(n)
 		return &planning{}
 	}
@@ -541,6 +587,7 @@ type JSONReport struct {
 	SpaceSize      *big.Int       `json:"space_size"`
 	Evaluations    int            `json:"evaluations"`
 	Measured       int            `json:"measured"`
+	Rejected       int            `json:"rejected"`
 	FromRecords    int            `json:"from_records"`
 	Reused         *JSONReuse     `json:"reused,omitempty"`
 	Failures       Failures       `json:"failures"`
@@ -672,6 +719,7 @@ func (r *Report) JSON(kernel, device string, baselineMs float64) *JSONReport {
 		SpaceSize:      r.SpaceSize,
 		Evaluations:    r.Evaluations,
 		Measured:       r.Measured,
+		Rejected:       r.Rejected,
 		FromRecords:    r.FromRecords,
 		Failures:       r.Failures,
 		BaselineMs:     finite(baselineMs),

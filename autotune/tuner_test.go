@@ -121,6 +121,51 @@ func TestTuneMaxEvals(t *testing.T) {
 	}
 }
 
+// Points rejected as Illegal (nothing built or run) do not count against
+// MaxEvals nor the stop conditions' evaluations, as a user's -e counts
+// kernels measured, up to RejectedPerEval of them per evaluation of the
+// budget: a search proposing nothing else still ends.
+func TestTuneRejectedNotCounted(t *testing.T) {
+	s := chainSpace(t, 12)
+	thirdIllegal := EvaluatorFunc(func(_ context.Context, p Point) Result {
+		if p.Value(0)%3 == 0 {
+			return Result{Outcome: Illegal}
+		}
+		return Result{Outcome: OK, Ms: float64(p.Value(0))}
+	})
+	rep, err := Tune(context.Background(), Settings{MaxEvals: 25}, s, NewRandom(s, NewRand(1)), thirdIllegal)
+	if err != nil || rep.Measured != 25 || rep.Rejected == 0 || rep.Evaluations != 25+rep.Rejected || rep.Failures.Illegal != rep.Rejected || rep.Stopped != StopMaxEvals {
+		t.Errorf("MaxEvals 25: %d evaluations, %d measured, %d rejected (%d illegal), stopped %v, err %v", rep.Evaluations, rep.Measured, rep.Rejected, rep.Failures.Illegal, rep.Stopped, err)
+	}
+	if j := rep.JSON("", "", 0); j.Rejected != rep.Rejected || j.Measured != 25 {
+		t.Errorf("JSON: %d measured, %d rejected; want 25 and %d", j.Measured, j.Rejected, rep.Rejected)
+	}
+	stop, err := ParseStop("evals>=10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Tune(context.Background(), Settings{Stop: stop}, s, NewRandom(s, NewRand(2)), thirdIllegal)
+	if err != nil || rep.Measured != 10 || rep.Rejected == 0 || rep.Stopped != StopCondition {
+		t.Errorf("evals>=10: %d measured, %d rejected, stopped %v, err %v", rep.Measured, rep.Rejected, rep.Stopped, err)
+	}
+	rep, err = Tune(context.Background(), Settings{MaxEvals: 2}, s, NewRandom(s, NewRand(3)), EvaluatorFunc(func(context.Context, Point) Result {
+		return Result{Outcome: Illegal}
+	}))
+	if want := 2 * (RejectedPerEval + 1); err != nil || rep.Measured != 0 || rep.Rejected != want || rep.Stopped != StopMaxEvals {
+		t.Errorf("every point illegal, MaxEvals 2: %d measured, %d rejected, stopped %v, err %v; want 0, %d, max-evals", rep.Measured, rep.Rejected, rep.Stopped, err, want)
+	}
+	stop, err = ParseStop("evals>=3 or time>=1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Tune(context.Background(), Settings{Stop: stop}, s, NewRandom(s, NewRand(3)), EvaluatorFunc(func(context.Context, Point) Result {
+		return Result{Outcome: Illegal}
+	}))
+	if want := 3 * (RejectedPerEval + 1); err != nil || rep.Rejected != want || rep.Stopped != StopCondition {
+		t.Errorf("every point illegal, evals>=3: %d rejected, stopped %v, err %v; want %d, stop-condition", rep.Rejected, rep.Stopped, err, want)
+	}
+}
+
 func TestTuneReproducible(t *testing.T) {
 	s := chainSpace(t, 6)
 	run := func(seed uint64) string {

@@ -139,17 +139,20 @@ func TestTuneKilledResumes(t *testing.T) {
 		t.Fatalf("resumed: status %d\n%s%s", st, out, errs)
 	}
 	r := readReport(t, js)
-	if r.Evaluations != 12 || r.FromRecords != killed || r.Measured != 12-killed || r.Stopped != "max-evals" {
-		t.Errorf("resumed: %d evaluations, %d from records, %d measured, stopped %s; want 12, %d, %d, max-evals",
-			r.Evaluations, r.FromRecords, r.Measured, r.Stopped, killed, 12-killed)
+	// Points rejected as illegal are recorded, and do not count against
+	// -e (autotune.RejectedPerEval).
+	if r.Evaluations != killed+r.Measured+r.Rejected || r.FromRecords != killed || r.Measured != 12-killed || r.Stopped != "max-evals" {
+		t.Errorf("resumed: %d evaluations, %d from records, %d measured, %d rejected, stopped %s; want %d from records, %d measured, max-evals",
+			r.Evaluations, r.FromRecords, r.Measured, r.Rejected, r.Stopped, killed, 12-killed)
 	}
 	for i, e := range r.History { // the cut search's path, then the points it had not reached
 		if e.FromRecords != (i < killed) {
 			t.Errorf("evaluation %d: from records %v", i+1, e.FromRecords)
 		}
 	}
-	if n := recorded(t, db); n != 12 {
-		t.Errorf("%d evaluations recorded, want 12", n)
+	total := recorded(t, db)
+	if total != r.Evaluations {
+		t.Errorf("%d evaluations recorded, want %d", total, r.Evaluations)
 	}
 	measured := map[string]bool{}
 	for _, e := range r.History {
@@ -169,9 +172,10 @@ func TestTuneKilledResumes(t *testing.T) {
 		t.Fatalf("--reuse continue: status %d\n%s%s", st, out, errs)
 	}
 	r = readReport(t, js)
-	if r.Measured != 3 || r.FromRecords != 12 {
-		t.Errorf("--reuse continue: %d measured, %d from records; want 3 and 12", r.Measured, r.FromRecords)
+	if r.Measured != 3 || r.FromRecords != total {
+		t.Errorf("--reuse continue: %d measured, %d from records; want 3 and %d", r.Measured, r.FromRecords, total)
 	}
+	total += r.Measured + r.Rejected
 	for _, e := range r.History {
 		if !e.FromRecords && measured[records.PointKey(e.Params)] {
 			t.Errorf("--reuse continue measured %v again", e.Params)
@@ -189,8 +193,8 @@ func TestTuneKilledResumes(t *testing.T) {
 	}
 	var doc struct{ Results []map[string]any }
 	json.Unmarshal(data, &doc)
-	if len(doc.Results) != 15 {
-		t.Errorf("T4 export: %d results, want 15", len(doc.Results))
+	if len(doc.Results) != total {
+		t.Errorf("T4 export: %d results, want the %d recorded", len(doc.Results), total)
 	}
 }
 
@@ -223,15 +227,24 @@ func TestConcurrentTunes(t *testing.T) {
 		t.Skip("tunes for a few seconds")
 	}
 	db := filepath.Join(t.TempDir(), "records.db")
-	a := start(t, "tune", "matmul", "-s", "random", "-e", "4", "--seed", "21", "--db", db, "-q")
-	b := start(t, "tune", "conv1d", "-s", "random", "-e", "4", "--seed", "22", "--db", db, "-q")
-	for _, p := range []*process{a, b} {
+	dir := t.TempDir()
+	var want int
+	var procs []*process
+	for i, k := range []string{"matmul", "conv1d"} {
+		procs = append(procs, start(t, "tune", k, "-s", "random", "-e", "4", "--seed", fmt.Sprint(21+i), "--db", db, "-q", "--json", filepath.Join(dir, k+".json")))
+	}
+	for i, p := range procs {
 		if st := p.wait(); st != 0 {
 			t.Fatalf("status %d\n%s", st, p.out.String())
 		}
+		r := readReport(t, filepath.Join(dir, []string{"matmul", "conv1d"}[i]+".json"))
+		if r.Measured != 4 {
+			t.Errorf("%d measured, want 4", r.Measured)
+		}
+		want += r.Evaluations
 	}
-	if n := recorded(t, db); n != 8 {
-		t.Errorf("%d evaluations recorded, want 8", n)
+	if n := recorded(t, db); n != want {
+		t.Errorf("%d evaluations recorded, want %d", n, want)
 	}
 }
 
@@ -344,7 +357,7 @@ func TestBadRecords(t *testing.T) {
 	for name, c := range cases {
 		st, out, errs := hplopt("tune", "conv1d", "-s", "random", "-e", "2", "--seed", "2", "-q", "--db", c[0])
 		if st != 0 || strings.Count(errs, "warning") != 1 || !strings.Contains(errs, c[1]) || !strings.Contains(errs, "tuning without records") ||
-			!strings.Contains(out, "evaluations   2 ") || strings.Contains(out, "records ") {
+			!strings.Contains(out, "2 evaluations, stopped: max-evals") || strings.Contains(out, "records ") {
 			t.Errorf("%s database: status %d\n%s%s", name, st, out, errs)
 		}
 	}

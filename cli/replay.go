@@ -61,7 +61,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 		}
 	}
 	strategiesVar(fs, &v.strats, names, "strategies to replay, comma-separated")
-	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search (0: 10% of the table, at least 20)")
+	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search, illegal points not counted (at most as many; 0: 10% of the table, at least 20)")
 	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N)")
 	batchVar(fs, &v.batch)
 	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")

@@ -71,7 +71,7 @@ func (c *tuneConfig) flags() *flagSet {
 // searchFlags defines the flags of a search that tune and bench share on s
 // and dataSeed, with runs timed launches per variant by default.
 func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs int) {
-	intVar(fs, &s.Evals, "e", 0, 0, math.MaxInt, "largest number of evaluations of a search (0: no limit)")
+	intVar(fs, &s.Evals, "e", 0, 0, math.MaxInt, "largest number of evaluations of a search, illegal settings rejected before a build not counted (at most as many; 0: no limit)")
 	stopVar(fs, &s.Stop, "end a search when `EXPR` holds, e.g. \"evals>=500 or stall>=100\" (with -t and -e: whichever comes first; the syntax of hplopt replay --stop)")
 	intVar(fs, &s.Seed, "seed", 1, 1, math.MaxUint64, "seed of the search")
 	batchVar(fs, &s.Batch)
@@ -268,7 +268,15 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	}
 	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, budget, stopped)
 	fmt.Fprintf(w, "space         %s points\n", t.SpaceSize)
-	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute), measured in %s order\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute, t.Settings.Order)
+	rejected := ""
+	if r.Rejected > 0 {
+		rejected = fmt.Sprintf(", %d of them illegal settings rejected before a build", r.Rejected)
+		if n := t.Settings.Evals; n > 0 {
+			// Those beyond autotune.RejectedPerEval×n count.
+			rejected += fmt.Sprintf(" (%d not counted against -e)", r.Rejected-(r.Counted(n)-r.Measured))
+		}
+	}
+	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)%s, measured in %s order\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute, rejected, t.Settings.Order)
 	runs := fmt.Sprintf("%d timed launches", t.BaselineRuns)
 	if t.BaselineRuns == 0 {
 		runs = "its warm-up launch, the budget leaving no time for a timed one"

@@ -133,9 +133,11 @@ func TestTuneVerb(t *testing.T) {
 	}
 }
 
-// TestTuneKeepsSinglePoint makes every variant fail (the global size
-// pinned to 7, which divides no domain of conv1d tiny's 960 points): the
-// summary says the single-point kernel stays, --emit writes it, and the
+// TestTuneKeepsSinglePoint makes every variant it draws fail (the global
+// size pinned to 7, which divides no domain of conv1d tiny's 960 points,
+// makes most settings illegal; with seed 2 the four that random search
+// draws, the budget of 2 and the 2 rejected points that do not count
+// against it, autotune.RejectedPerEval, are all illegal): the summary says the single-point kernel stays, --emit writes it, and the
 // status says that no variant ran. A budget too short to time the
 // single-point kernel (it counts in -t) is an error that says so.
 func TestTuneKeepsSinglePoint(t *testing.T) {
@@ -144,8 +146,8 @@ func TestTuneKeepsSinglePoint(t *testing.T) {
 		t.Skip("starts a worker")
 	}
 	cl := filepath.Join(t.TempDir(), "best.cl")
-	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "random", "--params", "szx=7", "-e", "2", "--emit", cl, "-q", "--cache", "off", "--no-db")
-	if st != 1 || !strings.Contains(errs, "no variant ran correctly in 2 evaluations") {
+	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "random", "--seed", "2", "--params", "szx=7", "-e", "2", "--emit", cl, "-q", "--cache", "off", "--no-db")
+	if st != 1 || !strings.Contains(errs, "no variant ran correctly in 4 evaluations") {
 		t.Errorf("status %d, stderr %q", st, errs)
 	}
 	for _, want := range []string{"no variant ran correctly", "keep          the single-point kernel"} {

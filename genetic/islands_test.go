@@ -215,7 +215,7 @@ func TestIslandsKeepMeasuring(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Evaluations != 200 {
+		if rep.Counted(200) != 200 {
 			t.Fatalf("%d islands: %d evaluations", islands, rep.Evaluations)
 		}
 		waits[islands] = ev.wait

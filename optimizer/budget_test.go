@@ -27,7 +27,8 @@ func slow(d time.Duration, starts *[]time.Time) autotune.Evaluator {
 
 // TestSearchBudget runs every registered strategy through the optimizer's
 // search loop on MATMUL tiny's Table 2 space with an evaluator in place of
-// the device: none makes more evaluations than -e, none starts one after
+// the device: none makes more evaluations than -e (the points rejected as
+// illegal not counted, autotune.RejectedPerEval), none starts one after
 // -t (give or take the few microseconds between the loop's check and the
 // evaluator's clock; an evaluation of 10 ms that ignores its context
 // overruns the budget by at most itself), and the stop condition ends
@@ -40,8 +41,8 @@ func TestSearchBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Evaluations != 13 || rep.Stopped != autotune.StopMaxEvals {
-			t.Errorf("%s -e 13: %d evaluations, stopped by %s", name, rep.Evaluations, rep.Stopped)
+		if rep.Counted(13) != 13 || rep.Stopped != autotune.StopMaxEvals {
+			t.Errorf("%s -e 13: %d evaluations (%d rejected as illegal), stopped by %s", name, rep.Evaluations, rep.Rejected, rep.Stopped)
 		}
 
 		const each, budget = 10 * time.Millisecond, 120 * time.Millisecond

@@ -55,9 +55,13 @@ func (synthetic) Prepare(autotune.Point) {}
 // first 20 points, the first island's first generation, are those of the
 // single population before), and again when its generations gained local
 // points (the first 33, both islands' first generations, are those
-// before; the 10 local points come next). The 40 random
+// before; the 10 local points come next). The first 40 random
 // and exhaustive points are those `hplopt tune matmul -d CPU --size tiny -e
-// 40 --seed 1` measured on PoCL.
+// 40 --seed 1` measured on PoCL. The points after the 40th and the 200th
+// were appended when the points rejected as illegal (here one in seven,
+// by the synthetic evaluator) stopped counting against the budget
+// (autotune.RejectedPerEval): the search goes on until as many are
+// measured.
 func TestSearchSequence(t *testing.T) {
 	prob := matmulTiny(t)
 	for _, c := range []struct {

@@ -240,6 +240,41 @@ func TestReplayStop(t *testing.T) {
 	}
 }
 
+// A point rejected as illegal takes no place in a replay's curve, as it
+// does not count against -e: on the NBODY table (63 illegal rows), every
+// search measures -e rows, and its best after n evaluations is that of
+// its first n rows measured.
+func TestReplayRejectedNotCounted(t *testing.T) {
+	ms := func(o autotune.Outcome, ms float64) autotune.Eval {
+		return autotune.Eval{Result: autotune.Result{Outcome: o, Ms: ms}}
+	}
+	rep := &autotune.Report{History: []autotune.Eval{ms(autotune.Illegal, 0), ms(autotune.OK, 2), ms(autotune.Illegal, 0), ms(autotune.Compile, 0), ms(autotune.OK, 1), ms(autotune.OK, 3)}}
+	if got, want := bestSoFar(rep, 4), []float64{2, 2, 1, 1}; !slices.Equal(got, want) {
+		t.Errorf("best so far %v, want %v", got, want)
+	}
+	tab, err := LoadCSV("../testdata/replay/nbody32768-h100.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{strategies.Random, strategies.Default} {
+		rejected := 0
+		for seed := uint64(1); seed <= 5; seed++ {
+			s, _ := strategies.New(name, tab.Space(), autotune.NewRand(seed), strategies.Options{Evaluations: 50, Seeds: tab.Start()})
+			rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 50}, tab.Space(), s, tab.Evaluator())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Measured != 50 || rep.Evaluations != 50+rep.Rejected {
+				t.Errorf("%s, seed %d: %d evaluations, %d measured, %d rejected; want 50 measured", name, seed, rep.Evaluations, rep.Measured, rep.Rejected)
+			}
+			rejected += rep.Rejected
+		}
+		if rejected == 0 {
+			t.Errorf("%s: no illegal row proposed in 5 searches of 50", name)
+		}
+	}
+}
+
 func TestReplayErrors(t *testing.T) {
 	tab := synthetic(t)
 	for _, c := range []Config{{Evaluations: 5}, {Strategies: []string{"random"}}, {Strategies: []string{"simplex"}, Evaluations: 5}} {

@@ -192,16 +192,29 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 }
 
 // bestSoFar returns the best time after each of the first n evaluations of
-// rep (+Inf before the first success), the last carried on when the search
-// ended early.
+// rep that count against the budget (+Inf before the first success), the
+// last carried on when the search ended early. Points rejected as Illegal
+// (not rows of the table, or illegal rows) do not count, up to
+// autotune.RejectedPerEval×n of them, as in the search's budget
+// (autotune.Settings.MaxEvals): they take no place in the curve, as
+// random search's expected best draws among the recorded times only.
 func bestSoFar(rep *autotune.Report, n int) []float64 {
-	out := make([]float64, n)
+	out := make([]float64, 0, n)
 	best := math.Inf(1)
-	for i := range out {
-		if i < len(rep.History) {
-			best = math.Min(best, rep.History[i].Result.Fitness())
+	free := autotune.RejectedPerEval * n
+	for _, e := range rep.History {
+		if len(out) == n {
+			break
 		}
-		out[i] = best
+		best = math.Min(best, e.Result.Fitness())
+		if e.Result.Outcome == autotune.Illegal && !e.Result.FromRecords && free > 0 {
+			free--
+			continue
+		}
+		out = append(out, best)
+	}
+	for len(out) < n {
+		out = append(out, best)
 	}
 	return out
 }

@@ -254,8 +254,9 @@ func TestBayesBatch(t *testing.T) {
 // negative, and else the start
 // points, then as many of their neighbours (one parameter moved to the
 // next value) before hybrid's choices; after them the genetic algorithm
-// takes over. No point is evaluated twice and the budget is kept, with
-// and without Tune looking ahead.
+// takes over. No point is evaluated twice and the budget is kept (the
+// points rejected as illegal not counted), with and without Tune looking
+// ahead.
 func TestOpening(t *testing.T) {
 	space := testSpace(t)
 	const evals = 40
@@ -293,8 +294,8 @@ func TestOpening(t *testing.T) {
 				out = append(out, e.Point)
 			}
 		}
-		if len(rep.History) != evals {
-			t.Errorf("%s %+v: %d evaluations, want %d", name, set, len(rep.History), evals)
+		if rep.Measured != evals || len(rep.History) != evals+rep.Rejected {
+			t.Errorf("%s %+v: %d evaluations, %d measured and %d rejected as illegal; want %d measured", name, set, len(rep.History), rep.Measured, rep.Rejected, evals)
 		}
 		return out
 	}
