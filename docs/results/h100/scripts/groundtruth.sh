@@ -1,5 +1,6 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide]...: measures dense subspaces of the Table 2
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k]...:
+# measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
 # (hplopt replay --export-table: no Go, no python) under $OUT:
@@ -13,6 +14,9 @@
 #   $OUT/groundtruth/mv8192-h100-wide.csv      MV, vw=1, tw0 free,   2200 points
 #   $OUT/groundtruth/conv2d1024-h100-wide.csv  2DCONV, bszy free, lcopy=0, 2890 points
 #   $OUT/groundtruth/matmul1024-h100-wide.csv  MATMUL, tw0 free, vw=2, 4608 points
+#   $OUT/groundtruth/dcs3d64-h100.csv     DCS3D n=64x64x64 k=4096, 4384 points
+#   $OUT/groundtruth/transpose4096-h100.csv  transpose n=4096x4096, 2256 points
+#   $OUT/groundtruth/syr2k1024-h100.csv   SYR2K n=1024x1024 k=1024, 2360 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -93,8 +97,20 @@ for t in "${@:-matmul conv2d}"; do
 			record matmul1024-h100-wide matmul "-n 1024,1024 -k 1024" \
 				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 4608
 			;;
+		dcs3d)
+			record dcs3d64-h100 dcs3d "-n 64,64,64 -k 4096" \
+				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lmem=1,bszy=1,bszz=1,lszz=1,szy=64,szz=64,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 4384
+			;;
+		transpose)
+			record transpose4096-h100 transpose "-n 4096,4096" \
+				fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0 2256
+			;;
+		syr2k)
+			record syr2k1024-h100 syr2k "-n 1024,1024 -k 1024" \
+				fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2360
+			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide or matmul-wide)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose or syr2k)" >&2
 			exit 2
 			;;
 		esac
