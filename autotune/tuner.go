@@ -165,15 +165,6 @@ func evalBound(set Settings, size *big.Int) (int, bool) {
 	return n, known
 }
 
-// uncounted returns the number of rep's rejected points that do not count
-// as evaluations when the search has free of them (-1: all do not).
-func uncounted(rep *Report, free int) int {
-	if free < 0 {
-		return rep.Rejected
-	}
-	return min(rep.Rejected, free)
-}
-
 // StopReason says why a search ended.
 type StopReason int
 
@@ -294,11 +285,21 @@ func (r *Report) CommonFailure() (o Outcome, msg string, n int) {
 	return o, msg, n
 }
 
+// Uncounted returns the number of the search's rejected points that do not
+// count against a bound of n evaluations (evalBound): the first
+// RejectedPerEval×n of them, all of them when n is 0 (no bound).
+func (r *Report) Uncounted(n int) int {
+	if n <= 0 {
+		return r.Rejected
+	}
+	return min(r.Rejected, RejectedPerEval*n)
+}
+
 // Counted returns the evaluations of the search that count against a
 // budget of n (Settings.MaxEvals): those measured, and the points rejected
 // as Illegal beyond the RejectedPerEval×n that do not count.
 func (r *Report) Counted(n int) int {
-	return r.Measured + max(0, r.Rejected-RejectedPerEval*n)
+	return r.Measured + r.Rejected - r.Uncounted(n)
 }
 
 func (r *Report) add(e Eval) {
@@ -367,11 +368,8 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		}
 		return 0, false
 	}
-	free := -1 // rejected points that do not count as evaluations
-	if n, ok := evalBound(set, rep.SpaceSize); ok {
-		free = RejectedPerEval * n
-	}
-	watch := &stopWatch{size: rep.SpaceSize, free: free}
+	bound, _ := evalBound(set, rep.SpaceSize) // 0: none
+	watch := &stopWatch{size: rep.SpaceSize, bound: bound}
 	plan := newPlanning(set, strategy, rep.SpaceSize)
 	prep, _ := ev.(Preparer)
 	prepared := map[string]bool{}
@@ -434,7 +432,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			rep.Stopped = why
 			return rep, nil
 		}
-		if set.MaxEvals > 0 && rep.Measured+rep.Rejected-uncounted(rep, free) >= set.MaxEvals {
+		if set.MaxEvals > 0 && rep.Counted(bound) >= set.MaxEvals {
 			rep.Stopped = StopMaxEvals
 			return rep, nil
 		}

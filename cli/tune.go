@@ -272,8 +272,7 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	if r.Rejected > 0 {
 		rejected = fmt.Sprintf(", %d of them illegal settings rejected before a build", r.Rejected)
 		if n := t.Settings.Evals; n > 0 {
-			// Those beyond autotune.RejectedPerEval×n count.
-			rejected += fmt.Sprintf(" (%d not counted against -e)", r.Rejected-(r.Counted(n)-r.Measured))
+			rejected += fmt.Sprintf(" (%d not counted against -e)", r.Uncounted(n))
 		}
 	}
 	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)%s, measured in %s order\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute, rejected, t.Settings.Order)
