@@ -15,18 +15,14 @@ source docs/results/h100/scripts/common.sh # $H, recheck, twopass
 
 for part in ${PART//,/ }; do
 	case $part in
-	dcs3d)
-		twopass dcs3d dcs3d
-		recheck "$OUT/groundtruth2/dcs3d64-h100.csv" dcs3d "-n 64,64,64 -k 4096" "" -1 dcs3d64-h100
+	dcs3d) table=dcs3d64-h100 size="-n 64,64,64 -k 4096" ;;
+	transpose) table=transpose4096-h100 size="-n 4096,4096" ;;
+	syr2k) table=syr2k1024-h100 size="-n 1024,1024 -k 1024" ;;
+	*)
+		echo "session16.sh: unknown PART $part" >&2
+		continue
 		;;
-	transpose)
-		twopass transpose transpose
-		recheck "$OUT/groundtruth2/transpose4096-h100.csv" transpose "-n 4096,4096" "" -1 transpose4096-h100
-		;;
-	syr2k)
-		twopass syr2k syr2k
-		recheck "$OUT/groundtruth2/syr2k1024-h100.csv" syr2k "-n 1024,1024 -k 1024" "" -1 syr2k1024-h100
-		;;
-	*) echo "session16.sh: unknown PART $part" >&2 ;;
 	esac
+	twopass "$part" "$part"
+	recheck "$OUT/groundtruth2/$table.csv" "$part" "$size" "" -1 "$table"
 done
