@@ -11,7 +11,9 @@
 # e.g.   testdata/replay/record.sh testdata/replay/matmul128-pocl.csv matmul \
 #          "-n 128,128 -k 128" interleave=0,lmem=0,lcopy=0,tw0=0,bszy=1,lszy=1,szy=128
 # HPLOPT=path runs that binary instead of building one; KEEP_DB=1 keeps the
-# records database (OUT.db) beside the table.
+# records database (OUT.db) beside the table; FLAGS adds flags to tune (e.g.
+# FLAGS="--builders -1 --runs 10": no builder process beside the
+# measurements, the median of 10 timed launches).
 set -eu
 out=$1 kernel=$2 size=$3 pins=$4
 db=${out%.csv}.db
@@ -21,8 +23,8 @@ if [ -z "${HPLOPT:-}" ]; then
 fi
 rm -f "$db" "$db-wal" "$db-shm"
 # shellcheck disable=SC2086
-"$bin" tune "$kernel" $size -s exhaustive -t 3600 -q --seed 1 --params "$pins" --db "$db"
-"$bin" replay --db "$db" --problem "$kernel" --export-table "$out"
+"$bin" tune "$kernel" $size -s exhaustive -t 3600 -q --seed 1 ${FLAGS:-} --params "$pins" --db "$db"
+"$bin" replay --db "$db" --export-table "$out"
 if [ -z "${KEEP_DB:-}" ]; then
 	rm -f "$db" "$db-wal" "$db-shm"
 fi
