@@ -180,7 +180,11 @@ func tuneVerb(c *command, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "hplopt tune: %s: %v\n", size, err)
 			status = max(status, 1)
 		case t.Best == nil && (t.Reused == nil || t.Reused.Exact):
-			fmt.Fprintf(stderr, "hplopt tune: no variant ran correctly in %d evaluations\n", t.Report.Evaluations)
+			rejected := ""
+			if n := t.Report.Rejected; n > 0 {
+				rejected = fmt.Sprintf(" (%d of them illegal settings rejected before a build)", n)
+			}
+			fmt.Fprintf(stderr, "hplopt tune: no variant ran correctly in %d evaluations%s\n", t.Report.Evaluations, rejected)
 			status = max(status, 1)
 		}
 	}

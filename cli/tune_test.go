@@ -147,7 +147,7 @@ func TestTuneKeepsSinglePoint(t *testing.T) {
 	}
 	cl := filepath.Join(t.TempDir(), "best.cl")
 	st, out, errs := hplopt("conv1d", "--size", "tiny", "-s", "random", "--seed", "2", "--params", "szx=7", "-e", "2", "--emit", cl, "-q", "--cache", "off", "--no-db")
-	if st != 1 || !strings.Contains(errs, "no variant ran correctly in 4 evaluations") {
+	if st != 1 || !strings.Contains(errs, "no variant ran correctly in 4 evaluations (4 of them illegal settings rejected before a build)") {
 		t.Errorf("status %d, stderr %q", st, errs)
 	}
 	for _, want := range []string{"no variant ran correctly", "keep          the single-point kernel"} {
