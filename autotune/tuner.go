@@ -105,6 +105,11 @@ type Eval struct {
 	Point   Point
 	Result  Result
 	Elapsed time.Duration // since the start of the search, when it ended
+	// Counted says whether the evaluation counts against the search's
+	// bound on evaluations (Report.Counted): false for a result taken from
+	// the records and for a point rejected as Illegal that Report.Uncounted
+	// leaves out.
+	Counted bool
 }
 
 // Failures counts failed evaluations per outcome.
@@ -302,8 +307,10 @@ func (r *Report) Counted(n int) int {
 	return r.Measured + r.Rejected - r.Uncounted(n)
 }
 
-func (r *Report) add(e Eval) {
-	r.History = append(r.History, e)
+// add adds e to the report and returns it marked Counted or not against a
+// bound of n evaluations (evalBound; 0: none).
+func (r *Report) add(e Eval, n int) Eval {
+	before := r.Counted(n)
 	r.Evaluations++
 	switch {
 	case e.Result.FromRecords:
@@ -320,6 +327,9 @@ func (r *Report) add(e Eval) {
 	if ms := e.Result.Fitness(); !math.IsInf(ms, 1) && (!r.Found || ms < r.BestMs) {
 		r.Found, r.Best, r.BestMs = true, e.Point, ms
 	}
+	e.Counted = r.Counted(n) > before
+	r.History = append(r.History, e)
+	return e
 }
 
 // Tune runs a search: it asks strategy for points, evaluates them and tells
@@ -471,8 +481,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			rep.Stopped = why
 			return rep, nil
 		}
-		e := Eval{Point: p, Result: res, Elapsed: time.Since(start)}
-		rep.add(e)
+		e := rep.add(Eval{Point: p, Result: res, Elapsed: time.Since(start)}, bound)
 		strategy.Tell(p, res)
 		if set.Progress != nil {
 			set.Progress(Progress{

@@ -140,6 +140,13 @@ func TestTuneRejectedNotCounted(t *testing.T) {
 	if j := rep.JSON("", "", 0); j.Rejected != rep.Rejected || j.Measured != 25 {
 		t.Errorf("JSON: %d measured, %d rejected; want 25 and %d", j.Measured, j.Rejected, rep.Rejected)
 	}
+	// The history marks what counts: every point measured, none of the
+	// rejected ones (fewer than RejectedPerEval×25).
+	for i, e := range rep.History {
+		if want := e.Result.Outcome != Illegal; e.Counted != want {
+			t.Errorf("MaxEvals 25: evaluation %d (%v) counted %v, want %v", i, e.Result.Outcome, e.Counted, want)
+		}
+	}
 	stop, err := ParseStop("evals>=10")
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +160,11 @@ func TestTuneRejectedNotCounted(t *testing.T) {
 	}))
 	if want := 2 * (RejectedPerEval + 1); err != nil || rep.Measured != 0 || rep.Rejected != want || rep.Stopped != StopMaxEvals {
 		t.Errorf("every point illegal, MaxEvals 2: %d measured, %d rejected, stopped %v, err %v; want 0, %d, max-evals", rep.Measured, rep.Rejected, rep.Stopped, err, want)
+	}
+	for i, e := range rep.History {
+		if want := i >= 2*RejectedPerEval; e.Counted != want {
+			t.Errorf("every point illegal, MaxEvals 2: evaluation %d counted %v, want %v", i, e.Counted, want)
+		}
 	}
 	stop, err = ParseStop("evals>=3 or time>=1h")
 	if err != nil {
@@ -441,7 +453,7 @@ func TestCommonFailure(t *testing.T) {
 		{Outcome: Illegal, Err: errors.New("bszx=64 exceeds the 32 points along x")},
 		{Outcome: OK, Ms: 1},
 	} {
-		r.add(Eval{Result: res})
+		r.add(Eval{Result: res}, 0)
 	}
 	if o, msg, n := r.CommonFailure(); o != Illegal || msg != "bszx=64 exceeds the 32 points along x" || n != 2 {
 		t.Errorf("CommonFailure() = %v, %q, %d", o, msg, n)

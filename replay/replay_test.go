@@ -245,8 +245,10 @@ func TestReplayStop(t *testing.T) {
 // search measures -e rows, and its best after n evaluations is that of
 // its first n rows measured.
 func TestReplayRejectedNotCounted(t *testing.T) {
+	// The curve follows Tune's marks (autotune.Eval.Counted; the rule is
+	// autotune's, TestTuneRejectedNotCounted).
 	ms := func(o autotune.Outcome, ms float64) autotune.Eval {
-		return autotune.Eval{Result: autotune.Result{Outcome: o, Ms: ms}}
+		return autotune.Eval{Result: autotune.Result{Outcome: o, Ms: ms}, Counted: o != autotune.Illegal}
 	}
 	rep := &autotune.Report{History: []autotune.Eval{ms(autotune.Illegal, 0), ms(autotune.OK, 2), ms(autotune.Illegal, 0), ms(autotune.Compile, 0), ms(autotune.OK, 1), ms(autotune.OK, 3)}}
 	if got, want := bestSoFar(rep, 4), []float64{2, 2, 1, 1}; !slices.Equal(got, want) {
@@ -268,6 +270,18 @@ func TestReplayRejectedNotCounted(t *testing.T) {
 				t.Errorf("%s, seed %d: %d evaluations, %d measured, %d rejected; want 50 measured", name, seed, rep.Evaluations, rep.Measured, rep.Rejected)
 			}
 			rejected += rep.Rejected
+			curve, best, k := bestSoFar(rep, 50), math.Inf(1), 0
+			for _, e := range rep.History {
+				if e.Result.Outcome == autotune.Illegal {
+					continue
+				}
+				best = math.Min(best, e.Result.Fitness())
+				if curve[k] != best {
+					t.Errorf("%s, seed %d: best after %d evaluations %v, want %v (the best of the first rows measured)", name, seed, k+1, curve[k], best)
+					break
+				}
+				k++
+			}
 		}
 		if rejected == 0 {
 			t.Errorf("%s: no illegal row proposed in 5 searches of 50", name)

@@ -193,25 +193,22 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 
 // bestSoFar returns the best time after each of the first n evaluations of
 // rep that count against the budget (+Inf before the first success), the
-// last carried on when the search ended early. Points rejected as Illegal
-// (not rows of the table, or illegal rows) do not count, up to
-// autotune.RejectedPerEval×n of them, as in the search's budget
-// (autotune.Settings.MaxEvals): they take no place in the curve, as
-// random search's expected best draws among the recorded times only.
+// last carried on when the search ended early. The evaluations that do not
+// count (autotune.Eval.Counted: points rejected as Illegal, not rows of the
+// table or illegal rows, up to autotune.RejectedPerEval per evaluation of
+// the search's budget) take no place in the curve, as random search's
+// expected best draws among the recorded times only.
 func bestSoFar(rep *autotune.Report, n int) []float64 {
 	out := make([]float64, 0, n)
 	best := math.Inf(1)
-	free := autotune.RejectedPerEval * n
 	for _, e := range rep.History {
 		if len(out) == n {
 			break
 		}
 		best = math.Min(best, e.Result.Fitness())
-		if e.Result.Outcome == autotune.Illegal && !e.Result.FromRecords && free > 0 {
-			free--
-			continue
+		if e.Counted {
+			out = append(out, best)
 		}
-		out = append(out, best)
 	}
 	for len(out) < n {
 		out = append(out, best)
