@@ -275,8 +275,14 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	rejected := ""
 	if r.Rejected > 0 {
 		rejected = fmt.Sprintf(", %d of them illegal settings rejected before a build", r.Rejected)
-		if n := t.Settings.Evals; n > 0 {
-			rejected += fmt.Sprintf(" (%d not counted against -e)", r.Uncounted(n))
+		if t.Settings.Evals > 0 {
+			free := 0
+			for _, e := range r.History {
+				if e.Result.Outcome == autotune.Illegal && !e.Counted {
+					free++
+				}
+			}
+			rejected += fmt.Sprintf(" (%d not counted against -e)", free)
 		}
 	}
 	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)%s, measured in %s order\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute, rejected, t.Settings.Order)
