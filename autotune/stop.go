@@ -147,7 +147,6 @@ func MaxEvals(stop Stop, size *big.Int) (int, bool) {
 // stopWatch follows a search for its stop condition.
 type stopWatch struct {
 	size      *big.Int
-	bound     int // the search's bound on evaluations (evalBound; 0: none)
 	found     bool
 	best      float64
 	bestEval  int
@@ -157,7 +156,7 @@ type stopWatch struct {
 // after returns the state after rep's last evaluation, elapsed into the
 // search.
 func (w *stopWatch) after(rep *Report, elapsed time.Duration) StopState {
-	n := rep.Evaluations - rep.Uncounted(w.bound)
+	n := rep.Evaluations - rep.Uncounted(rep.Bound)
 	if rep.Found && (!w.found || rep.BestMs < w.best) {
 		w.found, w.best, w.bestEval, w.bestSince = true, rep.BestMs, n, elapsed
 	}

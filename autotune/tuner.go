@@ -225,7 +225,11 @@ type Report struct {
 	Measured    int
 	Rejected    int
 	FromRecords int
-	Failures    Failures
+	// Bound is the search's bound on evaluations (evalBound: MaxEvals,
+	// Stop's evals and space bounds; 0: none), against which Counted and
+	// Uncounted(Bound) and each Eval's Counted were reckoned.
+	Bound    int
+	Failures Failures
 	// Cut counts evaluations interrupted by the end of the budget or by
 	// cancellation that returned no time; they are not in History and not
 	// counted as evaluations or failures. (The time they waited is in
@@ -307,10 +311,10 @@ func (r *Report) Counted(n int) int {
 	return r.Measured + r.Rejected - r.Uncounted(n)
 }
 
-// add adds e to the report and returns it marked Counted or not against a
-// bound of n evaluations (evalBound; 0: none).
-func (r *Report) add(e Eval, n int) Eval {
-	before := r.Counted(n)
+// add adds e to the report and returns it marked Counted or not against
+// the search's bound (r.Bound).
+func (r *Report) add(e Eval) Eval {
+	before := r.Counted(r.Bound)
 	r.Evaluations++
 	switch {
 	case e.Result.FromRecords:
@@ -327,7 +331,7 @@ func (r *Report) add(e Eval, n int) Eval {
 	if ms := e.Result.Fitness(); !math.IsInf(ms, 1) && (!r.Found || ms < r.BestMs) {
 		r.Found, r.Best, r.BestMs = true, e.Point, ms
 	}
-	e.Counted = r.Counted(n) > before
+	e.Counted = r.Counted(r.Bound) > before
 	r.History = append(r.History, e)
 	return e
 }
@@ -378,8 +382,8 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 		}
 		return 0, false
 	}
-	bound, _ := evalBound(set, rep.SpaceSize) // 0: none
-	watch := &stopWatch{size: rep.SpaceSize, bound: bound}
+	rep.Bound, _ = evalBound(set, rep.SpaceSize)
+	watch := &stopWatch{size: rep.SpaceSize}
 	plan := newPlanning(set, strategy, rep.SpaceSize)
 	prep, _ := ev.(Preparer)
 	prepared := map[string]bool{}
@@ -442,7 +446,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			rep.Stopped = why
 			return rep, nil
 		}
-		if set.MaxEvals > 0 && rep.Counted(bound) >= set.MaxEvals {
+		if set.MaxEvals > 0 && rep.Counted(rep.Bound) >= set.MaxEvals {
 			rep.Stopped = StopMaxEvals
 			return rep, nil
 		}
@@ -481,7 +485,7 @@ func Tune(ctx context.Context, set Settings, space *Space, strategy Strategy, ev
 			rep.Stopped = why
 			return rep, nil
 		}
-		e := rep.add(Eval{Point: p, Result: res, Elapsed: time.Since(start)}, bound)
+		e := rep.add(Eval{Point: p, Result: res, Elapsed: time.Since(start)})
 		strategy.Tell(p, res)
 		if set.Progress != nil {
 			set.Progress(Progress{

@@ -453,7 +453,7 @@ func TestCommonFailure(t *testing.T) {
 		{Outcome: Illegal, Err: errors.New("bszx=64 exceeds the 32 points along x")},
 		{Outcome: OK, Ms: 1},
 	} {
-		r.add(Eval{Result: res}, 0)
+		r.add(Eval{Result: res})
 	}
 	if o, msg, n := r.CommonFailure(); o != Illegal || msg != "bszx=64 exceeds the 32 points along x" || n != 2 {
 		t.Errorf("CommonFailure() = %v, %q, %d", o, msg, n)

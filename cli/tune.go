@@ -276,13 +276,7 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	if r.Rejected > 0 {
 		rejected = fmt.Sprintf(", %d of them illegal settings rejected before a build", r.Rejected)
 		if t.Settings.Evals > 0 {
-			free := 0
-			for _, e := range r.History {
-				if e.Result.Outcome == autotune.Illegal && !e.Counted {
-					free++
-				}
-			}
-			rejected += fmt.Sprintf(" (%d not counted against -e)", free)
+			rejected += fmt.Sprintf(" (%d not counted against -e)", r.Uncounted(r.Bound))
 		}
 	}
 	fmt.Fprintf(w, "evaluations   %d in %.1f s (%.1f per minute)%s, measured in %s order\n", r.Evaluations, r.Elapsed.Seconds(), r.EvalsPerMinute, rejected, t.Settings.Order)
