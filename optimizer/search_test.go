@@ -371,6 +371,10 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"syr2k", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2360},
 		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{5, 5, 5}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 1626},
 		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0", 4272},
+		{"covariance", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2790},
+		{"sepfilter", kernels.Size{N: []int{4096, 4096}, K: []int{33}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 3552},
+		{"stencil3d", kernels.Size{N: []int{256, 256, 256}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0", 3480},
+		{"conv1d", kernels.Size{N: []int{32768}, K: []int{32768}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 3100},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|jacobi2d]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|jacobi2d|covariance|sepfilter|stencil3d|conv1d]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -19,6 +19,10 @@
 #   $OUT/groundtruth/syr2k1024-h100.csv   SYR2K n=1024x1024 k=1024, 2360 points
 #   $OUT/groundtruth/conv3d128-h100.csv   3DCONV n=128x128x128 k=5x5x5, 1626 points
 #   $OUT/groundtruth/jacobi2d4096-h100.csv  jacobi2d n=4096x4096, 2x2 blocks, 4272 points
+#   $OUT/groundtruth/covariance1024-h100.csv  covariance n=1024x1024 k=1024, 4x4 blocks, 2790 points
+#   $OUT/groundtruth/sepfilter4096-h100.csv   sepfilter n=4096x4096 k=33, bszx=1, 3552 points
+#   $OUT/groundtruth/stencil3d256-h100.csv    stencil3d n=256x256x256, bszz free, 3480 points
+#   $OUT/groundtruth/conv1d32768-h100.csv     1DCONV n=32768 k=32768, tw0=32, 3100 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -119,8 +123,24 @@ for t in "${@:-matmul conv2d}"; do
 			record jacobi2d4096-h100 jacobi2d "-n 4096,4096" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0 4272
 			;;
+		covariance)
+			record covariance1024-h100 covariance "-n 1024,1024 -k 1024" \
+				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2790
+			;;
+		sepfilter)
+			record sepfilter4096-h100 sepfilter "-n 4096,4096 -k 33" \
+				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 3552
+			;;
+		stencil3d)
+			record stencil3d256-h100 stencil3d "-n 256,256,256" \
+				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0 3480
+			;;
+		conv1d)
+			record conv1d32768-h100 conv1d "-n 32768 -k 32768" \
+				fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 3100
+			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d or jacobi2d)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d, jacobi2d, covariance, sepfilter, stencil3d or conv1d)" >&2
 			exit 2
 			;;
 		esac
