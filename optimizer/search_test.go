@@ -375,6 +375,10 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"sepfilter", kernels.Size{N: []int{4096, 4096}, K: []int{33}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 3552},
 		{"stencil3d", kernels.Size{N: []int{256, 256, 256}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0", 3480},
 		{"conv1d", kernels.Size{N: []int{32768}, K: []int{32768}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 3100},
+		{"matmul-guard", kernels.Size{N: []int{2000, 2000}, K: []int{2000}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2592},
+		{"mvt", kernels.Size{N: []int{8192}, K: []int{8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2750},
+		{"boxfilter", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
+		{"fdtd-ey", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2112},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

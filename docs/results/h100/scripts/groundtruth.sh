@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|jacobi2d|covariance|sepfilter|stencil3d|conv1d]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -23,6 +23,10 @@
 #   $OUT/groundtruth/sepfilter4096-h100.csv   sepfilter n=4096x4096 k=33, bszx=1, 3552 points
 #   $OUT/groundtruth/stencil3d256-h100.csv    stencil3d n=256x256x256, bszz free, 3480 points
 #   $OUT/groundtruth/conv1d32768-h100.csv     1DCONV n=32768 k=32768, tw0=32, 3100 points
+#   $OUT/groundtruth/matmul-guard2000-h100.csv  matmul-guard n=2000x2000 k=2000, 16x16 groups, bszy=4, 2592 points
+#   $OUT/groundtruth/mvt8192-h100.csv         mvt n=8192 k=8192, tw0=32, 2750 points
+#   $OUT/groundtruth/boxfilter4096-h100.csv   boxfilter n=4096x4096, 32x4 groups, 1620 points
+#   $OUT/groundtruth/fdtd-ey4096-h100.csv     fdtd-ey n=4096x4096, bszx=1, lszx=32, 2112 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -139,8 +143,24 @@ for t in "${@:-matmul conv2d}"; do
 			record conv1d32768-h100 conv1d "-n 32768 -k 32768" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 3100
 			;;
+		matmul-guard)
+			record matmul-guard2000-h100 matmul-guard "-n 2000,2000 -k 2000" \
+				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2592
+			;;
+		mvt)
+			record mvt8192-h100 mvt "-n 8192 -k 8192" \
+				fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2750
+			;;
+		boxfilter)
+			record boxfilter4096-h100 boxfilter "-n 4096,4096" \
+				fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0 1620
+			;;
+		fdtd-ey)
+			record fdtd-ey4096-h100 fdtd-ey "-n 4096,4096" \
+				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0 2112
+			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d, jacobi2d, covariance, sepfilter, stencil3d or conv1d)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d, jacobi2d, covariance, sepfilter, stencil3d, conv1d, matmul-guard, mvt, boxfilter or fdtd-ey)" >&2
 			exit 2
 			;;
 		esac
