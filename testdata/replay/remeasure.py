@@ -27,12 +27,21 @@ import csv, json, os, random, statistics, subprocess, sys, tempfile
 NEUTRAL = "vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1"
 
 
+def is_time(v):
+    """Whether a time_ms cell holds a time (not fail, illegal, timeout, ...)."""
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+
+
 def rows(path):
     with open(path) as f:
         lines = [l for l in f if not l.startswith("#")]
     r = csv.DictReader(lines)
     params = [c for c in r.fieldnames if c not in ("time_ms", "cost_ms")]
-    out = [row for row in r if row["time_ms"] not in ("fail", "illegal", "")]
+    out = [row for row in r if is_time(row["time_ms"])]
     out.sort(key=lambda row: float(row["time_ms"]))
     return params, out
 
