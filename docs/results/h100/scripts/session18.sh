@@ -16,10 +16,11 @@
 #     is judged on them (matmul-guard 2000 with k=2000, sizes that are not
 #     powers of two, so that guards matter; mvt 8192; boxfilter and fdtd-ey
 #     4096).
-# Each table should take 2 to 3 minutes, 4 at most: 1620 to 3552 points,
-# where the five tables of session16.sh measured 3,400 to 8,900 points a
-# minute in the first pass and 8,600 to 29,000 in the second, and their
-# rechecks took 45 to 73 s (each pass stops at -t 540 anyway).
+# Measured on 2026-11-28 (first pass, second pass, recheck): covariance
+# 51, 26, 42 s; sepfilter 37, 11, 65 s; stencil3d 49, 9, 68 s; conv1d 50,
+# 42, 48 s; mvt 60, 48, 95 s; boxfilter 58, 5, 74 s; fdtd-ey 22, 6, 76 s;
+# matmul-guard 176, 154, 63 s (kernels of 2.3 ms and more: run it alone in
+# one command). Each pass stops at -t 540 anyway.
 # Run from the repository root:  OUT=/some/dir PART=covariance,sepfilter bash docs/results/h100/scripts/session18.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
