@@ -1,8 +1,8 @@
-# common.sh: sourced by session13.sh and session14.sh after they set OUT and
-# PART. Unpacks the binary .gpu/hplopt.xz (`make gpu`, then xz) into
+# common.sh: sourced by the session scripts (session13.sh to session18.sh) after
+# they set OUT and PART. Unpacks the binary .gpu/hplopt.xz (`make gpu`, then xz) into
 # /tmp/hplopt-bin as $H (and each .gpu/hplopt-X.xz there, other builds,
 # as /tmp/hplopt-bin/hplopt-X), writes the GPU's clocks to $OUT/r/gpu-PART.txt
-# and defines recheck and twopass.
+# and defines recheck, twopass and recordpart.
 B=/tmp/hplopt-bin
 mkdir -p "$B" "$OUT/r"
 [ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
@@ -35,4 +35,18 @@ twopass() {
 	shift
 	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth1 bash docs/results/h100/scripts/groundtruth.sh "$@" 2>&1 | tee "$OUT/r/$part.txt"
 	HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh "$@" 2>&1 | tee -a "$OUT/r/$part.txt"
+}
+
+# recordpart PART: groundtruth.sh's table PART in two passes (twopass), then
+# re-checked with no builder (recheck); its name, kernel and size are
+# groundtruth.sh's (GT_LIST=1).
+recordpart() {
+	local table kernel size
+	IFS='|' read -r table kernel size < <(GT_LIST=1 bash docs/results/h100/scripts/groundtruth.sh "$1")
+	if [ -z "$table" ]; then
+		echo "unknown PART $1" >&2
+		return 1
+	fi
+	twopass "$1" "$1"
+	recheck "$OUT/groundtruth2/$table.csv" "$kernel" "$size" "" -1 "$table"
 }

@@ -43,14 +43,17 @@
 #   docs/results/h100/scripts/groundtruth.sh conv2d
 #
 # The tables go to testdata/replay/ (docs/replay.md says how they are used).
+#
+# With GT_LIST=1 it measures nothing and prints a line NAME|KERNEL|SIZE per
+# table instead (common.sh's recordpart reads them).
 set -u
 H=${HPLOPT:-$PWD/.gpu/hplopt}
 D=${OUT:-.}/${GT_DIR:-groundtruth}
-mkdir -p "$D"
+[ -n "${GT_LIST:-}" ] || mkdir -p "$D"
 # Parallel builds: the builder pool's flag when the binary has it
 # ($BUILDERS, default 16; -1: no builder processes, the measuring process
 # builds, for a second pass over a warm cache of built programs).
-if "$H" tune -h 2>&1 | grep -q -- '--builders'; then
+if [ -z "${GT_LIST:-}" ] && "$H" tune -h 2>&1 | grep -q -- '--builders'; then
 	par="--builders ${BUILDERS:-16}"
 else
 	par="--builds 16"
@@ -59,6 +62,10 @@ fi
 # record NAME KERNEL "SIZE FLAGS" PINS POINTS
 record() {
 	name=$1 kernel=$2 size=$3 pins=$4 points=$5
+	if [ -n "${GT_LIST:-}" ]; then
+		echo "$name|$kernel|$size"
+		return
+	fi
 	db=$D/$name.db
 	rm -f "$db" "$db-wal" "$db-shm"
 	start=$(date +%s)

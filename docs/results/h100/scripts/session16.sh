@@ -12,20 +12,8 @@
 set -u
 : "${OUT:?set OUT to the output directory}"
 PART=${PART:-transpose}
-source docs/results/h100/scripts/common.sh # $H, recheck, twopass
+source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart
 
 for part in ${PART//,/ }; do
-	case $part in
-	dcs3d) table=dcs3d64-h100 size="-n 64,64,64 -k 4096" ;;
-	transpose) table=transpose4096-h100 size="-n 4096,4096" ;;
-	syr2k) table=syr2k1024-h100 size="-n 1024,1024 -k 1024" ;;
-	conv3d) table=conv3d128-h100 size="-n 128,128,128 -k 5,5,5" ;;
-	jacobi2d) table=jacobi2d4096-h100 size="-n 4096,4096" ;;
-	*)
-		echo "session16.sh: unknown PART $part" >&2
-		continue
-		;;
-	esac
-	twopass "$part" "$part"
-	recheck "$OUT/groundtruth2/$table.csv" "$part" "$size" "" -1 "$table"
+	recordpart "$part" || continue
 done

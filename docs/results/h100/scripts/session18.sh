@@ -25,23 +25,8 @@
 set -u
 : "${OUT:?set OUT to the output directory}"
 PART=${PART:-covariance}
-source docs/results/h100/scripts/common.sh # $H, recheck, twopass
+source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart
 
 for part in ${PART//,/ }; do
-	case $part in
-	covariance) table=covariance1024-h100 size="-n 1024,1024 -k 1024" ;;
-	sepfilter) table=sepfilter4096-h100 size="-n 4096,4096 -k 33" ;;
-	stencil3d) table=stencil3d256-h100 size="-n 256,256,256" ;;
-	conv1d) table=conv1d32768-h100 size="-n 32768 -k 32768" ;;
-	matmul-guard) table=matmul-guard2000-h100 size="-n 2000,2000 -k 2000" ;;
-	mvt) table=mvt8192-h100 size="-n 8192 -k 8192" ;;
-	boxfilter) table=boxfilter4096-h100 size="-n 4096,4096" ;;
-	fdtd-ey) table=fdtd-ey4096-h100 size="-n 4096,4096" ;;
-	*)
-		echo "session18.sh: unknown PART $part" >&2
-		continue
-		;;
-	esac
-	twopass "$part" "$part"
-	recheck "$OUT/groundtruth2/$table.csv" "$part" "$size" "" -1 "$table"
+	recordpart "$part" || continue
 done
