@@ -9,9 +9,9 @@ every program compiled in the measuring process, between the
 measurements, as in the first recording. OUT.csv gets the first pass's
 # lines, one more saying how the table was made, and each row with time_ms
 the median of its times over the passes (cost_ms is the first pass's). A
-row illegal in the first pass stays illegal; a row that failed in more
-than half of the passes is `fail`; otherwise the failed passes are left
-out of its median.
+row illegal in the first pass stays illegal; a row that failed (any cell
+not a time: fail, timeout, ...) in more than half of the passes is
+`fail`; otherwise the failed passes are left out of its median.
 
 Why: on PoCL a row's time changes from one process to the next by more
 than 5%, so one pass cannot tell 0.95 of its optimum from the optimum; the
@@ -24,6 +24,8 @@ and spread them more (docs/replay/pocl-ms/README.md).
 import csv
 import statistics
 import sys
+
+from remeasure import is_time
 
 
 def read(path):
@@ -63,7 +65,7 @@ def main():
         w.writerow(cols)
         for row in first:
             ts = times[key(row)]
-            ok = [float(x) for x in ts if x not in ("fail", "illegal")]
+            ok = [float(x) for x in ts if is_time(x)]
             if ts[0] == "illegal":
                 v = "illegal"
             elif len(ok) * 2 < len(ts):
