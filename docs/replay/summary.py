@@ -4,7 +4,7 @@
     python3 docs/replay/summary.py > docs/replay/summary.md
 
 Reads docs/replay/TABLE.txt (the output of the command on its first line,
---at 20,2.5%,5%) for the thirty-two tables, and docs/replay/opening/TABLE.txt
+--at 20,2.5%,5%) for the thirty-seven tables, and docs/replay/opening/TABLE.txt
 (the same command with -s opening, the default since 2026-11-27) where it
 is there, and prints, in Markdown: one results
 table per table (median fraction of the optimum [quartiles] and score at 20
@@ -51,11 +51,16 @@ TABLES = [
     ("mvt8192-h100", "MVT 8192 H100", "h100"),
     ("boxfilter4096-h100", "BOXFILTER 4096 H100", "h100"),
     ("fdtd-ey4096-h100", "FDTD-EY 4096 H100", "h100"),
+    ("conv3d128-h200", "3DCONV 128 H200", "h200"),
+    ("boxfilter4096-h200", "BOXFILTER 4096 H200", "h200"),
+    ("transpose4096-h200", "TRANSPOSE 4096 H200", "h200"),
+    ("mvt8192-h200", "MVT 8192 H200", "h200"),
+    ("sepfilter4096-h200", "SEPFILTER 4096 H200", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again
-# (testdata/replay/README.md): the H100 tables but conv2d1024-h100, and
-# the 2-core PoCL table of MATMUL 512.
-REPEAT = ({t for t, _, kind in TABLES if kind == "h100"} - {"conv2d1024-h100"}) | {"matmul512-pocl"}
+# (testdata/replay/README.md): the H100 tables but conv2d1024-h100, the
+# H200 tables, and the 2-core PoCL table of MATMUL 512.
+REPEAT = ({t for t, _, kind in TABLES if kind in ("h100", "h200")} - {"conv2d1024-h100"}) | {"matmul512-pocl"}
 import json
 
 ROW = re.compile(r"^(\w+)(?:@(\d+))? fraction=([\d.]+) q1=([\d.]+) q3=([\d.]+) score=(-?[\d.]+)(?: beats-random-from-20=(\w+))?")
@@ -177,7 +182,7 @@ def main():
     left = [title for t, title, _ in TABLES if t not in complete]
     if left:
         out.write("Over the tables every strategy was replayed on (not %s).\n\n" % ", ".join(left))
-    groups = [("all", None), ("PoCL", "pocl"), ("H100", "h100"), ("Xeon", "xeon"), ("repeating", "repeat")]
+    groups = [("all", None), ("PoCL", "pocl"), ("H100", "h100"), ("H200", "h200"), ("Xeon", "xeon"), ("repeating", "repeat")]
     hdr = []
     for g, _ in groups:
         for b in ("20", "2.5%", "5%", "10%"):

@@ -45,8 +45,12 @@
 # The tables go to testdata/replay/ (docs/replay.md says how they are used).
 #
 # With GT_LIST=1 it measures nothing and prints a line NAME|KERNEL|SIZE per
-# table instead (common.sh's recordpart reads them).
+# table instead (common.sh's recordpart reads them). GT_DEV names the
+# device in the tables' names (default h100: matmul1024-h100; h200 for the
+# same subspaces recorded on an H200, whose work-group and local-memory
+# limits are the H100's, so the counts hold).
 set -u
+dev=${GT_DEV:-h100}
 H=${HPLOPT:-$PWD/.gpu/hplopt}
 D=${OUT:-.}/${GT_DIR:-groundtruth}
 [ -n "${GT_LIST:-}" ] || mkdir -p "$D"
@@ -79,91 +83,91 @@ for t in "${@:-matmul conv2d}"; do
 	for which in $t; do
 		case $which in
 		matmul)
-			record matmul1024-h100 matmul "-n 1024,1024 -k 1024" \
+			record matmul1024-$dev matmul "-n 1024,1024 -k 1024" \
 				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0 1295
 			;;
 		conv2d)
-			record conv2d1024-h100 conv2d "-n 1024,1024 -k 7,7" \
+			record conv2d1024-$dev conv2d "-n 1024,1024 -k 7,7" \
 				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 885
 			;;
 		syrk)
-			record syrk1024-h100 syrk "-n 1024,1024 -k 1024" \
+			record syrk1024-$dev syrk "-n 1024,1024 -k 1024" \
 				fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 912
 			;;
 		nbody)
-			record nbody32768-h100 nbody "-n 32768 -k 32768" \
+			record nbody32768-$dev nbody "-n 32768 -k 32768" \
 				interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,bszx=4,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 504
 			;;
 		mv)
-			record mv8192-h100 mv "-n 8192 -k 8192" \
+			record mv8192-$dev mv "-n 8192 -k 8192" \
 				interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 523
 			;;
 		nbody-wide)
-			record nbody32768-h100-wide nbody "-n 32768 -k 32768" \
+			record nbody32768-$dev-wide nbody "-n 32768 -k 32768" \
 				interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2480
 			;;
 		mv-wide)
-			record mv8192-h100-wide mv "-n 8192 -k 8192" \
+			record mv8192-$dev-wide mv "-n 8192 -k 8192" \
 				interleave=1,fullunroll=1,lmem=0,uf=4,vw=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2200
 			;;
 		conv2d-wide)
-			record conv2d1024-h100-wide conv2d "-n 1024,1024 -k 7,7" \
+			record conv2d1024-$dev-wide conv2d "-n 1024,1024 -k 7,7" \
 				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,szy=256,lcopy=0,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2890
 			;;
 		matmul-wide)
-			record matmul1024-h100-wide matmul "-n 1024,1024 -k 1024" \
+			record matmul1024-$dev-wide matmul "-n 1024,1024 -k 1024" \
 				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 4608
 			;;
 		dcs3d)
-			record dcs3d64-h100 dcs3d "-n 64,64,64 -k 4096" \
+			record dcs3d64-$dev dcs3d "-n 64,64,64 -k 4096" \
 				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lmem=1,bszy=1,bszz=1,lszz=1,szy=64,szz=64,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 4384
 			;;
 		transpose)
-			record transpose4096-h100 transpose "-n 4096,4096" \
+			record transpose4096-$dev transpose "-n 4096,4096" \
 				fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0 2256
 			;;
 		syr2k)
-			record syr2k1024-h100 syr2k "-n 1024,1024 -k 1024" \
+			record syr2k1024-$dev syr2k "-n 1024,1024 -k 1024" \
 				fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2360
 			;;
 		conv3d)
-			record conv3d128-h100 conv3d "-n 128,128,128 -k 5,5,5" \
+			record conv3d128-$dev conv3d "-n 128,128,128 -k 5,5,5" \
 				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 1626
 			;;
 		jacobi2d)
-			record jacobi2d4096-h100 jacobi2d "-n 4096,4096" \
+			record jacobi2d4096-$dev jacobi2d "-n 4096,4096" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0 4272
 			;;
 		covariance)
-			record covariance1024-h100 covariance "-n 1024,1024 -k 1024" \
+			record covariance1024-$dev covariance "-n 1024,1024 -k 1024" \
 				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2790
 			;;
 		sepfilter)
-			record sepfilter4096-h100 sepfilter "-n 4096,4096 -k 33" \
+			record sepfilter4096-$dev sepfilter "-n 4096,4096 -k 33" \
 				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 3552
 			;;
 		stencil3d)
-			record stencil3d256-h100 stencil3d "-n 256,256,256" \
+			record stencil3d256-$dev stencil3d "-n 256,256,256" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0 3480
 			;;
 		conv1d)
-			record conv1d32768-h100 conv1d "-n 32768 -k 32768" \
+			record conv1d32768-$dev conv1d "-n 32768 -k 32768" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 3100
 			;;
 		matmul-guard)
-			record matmul-guard2000-h100 matmul-guard "-n 2000,2000 -k 2000" \
+			record matmul-guard2000-$dev matmul-guard "-n 2000,2000 -k 2000" \
 				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2592
 			;;
 		mvt)
-			record mvt8192-h100 mvt "-n 8192 -k 8192" \
+			record mvt8192-$dev mvt "-n 8192 -k 8192" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2750
 			;;
 		boxfilter)
-			record boxfilter4096-h100 boxfilter "-n 4096,4096" \
+			record boxfilter4096-$dev boxfilter "-n 4096,4096" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0 1620
 			;;
 		fdtd-ey)
-			record fdtd-ey4096-h100 fdtd-ey "-n 4096,4096" \
+			record fdtd-ey4096-$dev fdtd-ey "-n 4096,4096" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0 2112
 			;;
 		*)
