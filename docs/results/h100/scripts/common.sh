@@ -1,8 +1,8 @@
-# common.sh: sourced by the session scripts (session13.sh to session18.sh) after
+# common.sh: sourced by the session scripts (session13.sh to session19.sh) after
 # they set OUT and PART. Unpacks the binary .gpu/hplopt.xz (`make gpu`, then xz) into
 # /tmp/hplopt-bin as $H (and each .gpu/hplopt-X.xz there, other builds,
 # as /tmp/hplopt-bin/hplopt-X), writes the GPU's clocks to $OUT/r/gpu-PART.txt
-# and defines recheck, twopass and recordpart.
+# and defines recheck, twopass, recordpart and recordparts.
 B=/tmp/hplopt-bin
 mkdir -p "$B" "$OUT/r"
 [ -x $B/hplopt ] || { xz -dc .gpu/hplopt.xz > $B/hplopt 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" .gpu/hplopt.xz > $B/hplopt; chmod +x $B/hplopt; }
@@ -49,4 +49,20 @@ recordpart() {
 	fi
 	twopass "$1" "$1"
 	recheck "$OUT/groundtruth2/$table.csv" "$kernel" "$size" "" -1 "$table"
+}
+
+# recordparts PART,...: recordpart for each PART in turn, an unknown one
+# skipped with a message. With GUARD=S, no PART is begun once S seconds
+# have passed since the first (each is logged to $OUT/r/skipped.txt), so
+# that none is cut short by the 10 minutes of one command.
+recordparts() {
+	local part start
+	start=$(date +%s)
+	for part in ${1//,/ }; do
+		if [ -n "${GUARD:-}" ] && [ $(($(date +%s) - start)) -ge "$GUARD" ]; then
+			echo "$part not begun: $GUARD s have passed" | tee -a "$OUT/r/skipped.txt"
+			continue
+		fi
+		recordpart "$part" || continue
+	done
 }

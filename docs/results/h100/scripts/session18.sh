@@ -25,8 +25,6 @@
 set -u
 : "${OUT:?set OUT to the output directory}"
 PART=${PART:-covariance}
-source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart
+source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart, recordparts
 
-for part in ${PART//,/ }; do
-	recordpart "$part" || continue
-done
+recordparts "$PART"

@@ -25,12 +25,5 @@ set -u
 : "${OUT:?set OUT to the output directory}"
 PART=${PART:-conv3d}
 export GT_DEV=h200
-source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart
-start=$(date +%s)
-for part in ${PART//,/ }; do
-	if [ $(($(date +%s) - start)) -ge "${GUARD:-400}" ]; then
-		echo "session19.sh: $part not begun: ${GUARD:-400} s have passed" | tee -a "$OUT/r/skipped.txt"
-		continue
-	fi
-	recordpart "$part" || continue
-done
+source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart, recordparts
+GUARD=${GUARD:-400} recordparts "$PART"
