@@ -507,7 +507,7 @@ func TestReplayLookahead(t *testing.T) {
 // testdata/replay/repeating.txt lists them (docs/replay/summary.py reads
 // the same list): the tables that can tell 0.95 of the optimum from the
 // optimum. Each must be a committed table.
-func repeatingTables(t *testing.T) []string {
+func repeatingTables(t testing.TB) []string {
 	t.Helper()
 	b, err := os.ReadFile("../testdata/replay/repeating.txt")
 	if err != nil {
@@ -590,5 +590,42 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 				t.Errorf("%s does not beat random search from 20 to %d evaluations", strategies.Default, tenth)
 			}
 		})
+	}
+}
+
+// A budget at which random search's expected best is the optimum (as many
+// evaluations as the table has successful rows) is a tie for a search that
+// found the optimum, not a loss; a search that did not find it loses there.
+func TestBeatsRandomWhereRandomFindsTheOptimum(t *testing.T) {
+	// Four successful rows of six; the start point a=6 is the optimum,
+	// which bayes measures first, and exhaustive's last.
+	const table = "# start: a=6\na,time_ms\n1,3\n2,fail\n3,2\n4,fail\n5,4\n6,1\n"
+	c, err := ReadCSV(strings.NewReader(table), "tie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Load(c, "tie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.ExpectedRandom(3) <= tab.Optimum() || tab.ExpectedRandom(4) != tab.Optimum() {
+		t.Fatalf("random search's expected best after 3 and 4 evaluations: %v, %v; optimum %v", tab.ExpectedRandom(3), tab.ExpectedRandom(4), tab.Optimum())
+	}
+	rs, err := Replay(context.Background(), tab, Config{Strategies: []string{strategies.Bayes}, Evaluations: 6, Seeds: 3, From: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	if r.At(1).MedianFraction != 1 || r.At(4).Score != 0 || !r.BeatsRandom {
+		t.Errorf("a search at the optimum from its first evaluation: fraction %v, score after 4 %v, beats random %v; want 1, 0 and true", r.At(1).MedianFraction, r.At(4).Score, r.BeatsRandom)
+	}
+	// Exhaustive search has not found the optimum after 4 evaluations,
+	// where random search's expectation is it.
+	rs, err = Replay(context.Background(), tab, Config{Strategies: []string{strategies.Exhaustive}, Evaluations: 6, Seeds: 1, From: 4, NoStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rs[0]; r.At(4).MedianFraction == 1 || r.BeatsRandom {
+		t.Errorf("exhaustive (a=1, 2, ...): curve %+v, beats random %v, want false", r.Curve, r.BeatsRandom)
 	}
 }

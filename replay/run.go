@@ -79,7 +79,9 @@ type Result struct {
 	// search's expectation is the optimum.
 	Score float64 `json:"score"`
 	// BeatsRandom says whether Score is positive at every budget from
-	// From to N.
+	// From to N; at a budget where random search's expected best is the
+	// optimum (at least as many evaluations as the table has successful
+	// rows), where Score is 0, whether every search found the optimum.
 	BeatsRandom bool `json:"beats_random"`
 	From        int  `json:"beats_random_from"`
 	// Curve has the same figures after each number of evaluations 1..N.
@@ -182,7 +184,7 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 	for n := 1; n <= cfg.Evaluations; n++ {
 		p := t.score(best, n)
 		r.Curve = append(r.Curve, p)
-		if n >= from && !(p.Score > 0) {
+		if n >= from && !t.beats(best, n, p) {
 			r.BeatsRandom = false
 		}
 	}
@@ -233,6 +235,23 @@ func (t *Table) score(best [][]float64, n int) Point {
 		p.Score = (random - mean) / (random - opt)
 	}
 	return p
+}
+
+// beats says whether the searches whose best-so-far curves are best beat
+// random search after n evaluations, p their figures there: by a positive
+// score, or, where random search's expected best is the optimum (n at
+// least the table's successful rows), by the optimum found in every
+// search, a tie that no search can better.
+func (t *Table) beats(best [][]float64, n int, p Point) bool {
+	if t.ExpectedRandom(n) > t.Optimum() {
+		return p.Score > 0
+	}
+	for _, b := range best {
+		if b[n-1] > t.Optimum() {
+			return false
+		}
+	}
+	return true
 }
 
 // quantile returns the q-quantile of sorted xs, interpolating linearly
