@@ -1,0 +1,174 @@
+package replay
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/hplopt/hplopt/strategies"
+)
+
+// everyStrategy, everyShare and everyParallel set what BenchmarkEveryTable
+// replays.
+var (
+	everyStrategy = flag.String("every-strategy", strategies.Default, "the strategy BenchmarkEveryTable replays")
+	everyShare    = flag.Float64("every-share", 0.1, "BenchmarkEveryTable's budget of evaluations, as a share of each table's rows")
+	everyParallel = flag.Int("every-parallel", 2, "tables BenchmarkEveryTable replays at once")
+)
+
+// BenchmarkEveryTable replays one strategy (-every-strategy, default the
+// default) on every committed table under testdata/replay, as
+// docs/replay.md's commands do (the table's start points, seeds 1 to 20),
+// with a budget of -every-share of each table's rows (default a tenth, the
+// docs' -e). Per table it logs the median fraction of the optimum after
+// 2.5% of the rows, the first budget at which that median is at least
+// 0.95, whether the search beats random search at every
+// budget from 20 evaluations to the budget (Result.BeatsRandom), the
+// first budget where it does not, its lowest score from 20 evaluations on
+// (before random search's expected best is the optimum) and where,
+// and the scores at 20 evaluations, 2.5%, 5% and 10% (those beyond the
+// budget at the budget); then the tables at 0.95 and beating random
+// search and the mean scores, over every table and over the tables that
+// repeat (testdata/replay/repeating.txt). It is the check a change of the
+// default is judged by on every table at once, in minutes:
+//
+//	go test ./replay -run '^$' -bench EveryTable -benchtime 1x -timeout 0 -v
+//
+// (-every-share 0.25 after the package judges beating random search up to
+// a quarter of each table.)
+func BenchmarkEveryTable(b *testing.B) {
+	files, err := filepath.Glob("../testdata/replay/*.csv")
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no tables under testdata/replay: %v", err)
+	}
+	repeating := repeatingTables(b)
+	type row struct {
+		name           string
+		evals, at      int
+		frac           float64
+		beats          bool
+		first, worstAt int
+		reach          int // the first budget whose median fraction is at least 0.95 (0: none)
+		worst          float64
+		score          [4]float64 // at 20, 2.5%, 5%, 10%
+	}
+	for range b.N {
+		rows := make([]row, len(files))
+		errs := make([]error, len(files))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, max(1, *everyParallel))
+		for i, file := range files {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				tab, err := LoadCSV(file)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				n := max(20, int(*everyShare*float64(tab.Len())+1e-9))
+				rs, err := Replay(context.Background(), tab, Config{Strategies: []string{*everyStrategy}, Evaluations: n, Seeds: 20})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				r := rs[0]
+				pct := func(p float64) int { return min(n, int(math.Ceil(p*float64(tab.Len())))) }
+				rw := row{name: filepath.Base(file), evals: n, at: pct(0.025), beats: r.BeatsRandom, worst: math.Inf(1)}
+				rw.frac = r.At(rw.at).MedianFraction
+				for k := 1; k <= n && rw.reach == 0; k++ {
+					if r.At(k).MedianFraction >= 0.95 {
+						rw.reach = k
+					}
+				}
+				// From the budget at which random search's expected best
+				// is the optimum on, every score is 0 and the search ties
+				// (Result.BeatsRandom): its first such budget is where a
+				// search that loses there first loses.
+				for k := r.From; k <= n; k++ {
+					s := r.At(k).Score
+					if tab.ExpectedRandom(k) <= tab.Optimum() {
+						if !r.BeatsRandom && rw.first == 0 {
+							rw.first = k
+						}
+						break
+					}
+					if s < rw.worst {
+						rw.worst, rw.worstAt = s, k
+					}
+					if !r.BeatsRandom && rw.first == 0 && !(s > 0) {
+						rw.first = k
+					}
+				}
+				for j, k := range []int{min(20, n), rw.at, pct(0.05), pct(0.1)} {
+					rw.score[j] = r.At(k).Score
+				}
+				rows[i] = rw
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Logf("%s, seeds 1 to 20, a budget of %.3g of each table", *everyStrategy, *everyShare)
+		b.Log("| table | budget | at 2.5% (evaluations) | median at 0.95 from | beats random | first budget not beating it | lowest score (at) | score at 20 | 2.5% | 5% | 10% |")
+		b.Log("|---|---|---|---|---|---|---|---|---|---|---|")
+		type tally struct {
+			tables, at95, beats int
+			score               [4]float64
+		}
+		var all, rep tally
+		for _, rw := range rows {
+			yes, first, reach := "no", "-", "-"
+			if rw.reach > 0 {
+				reach = fmt.Sprint(rw.reach)
+			}
+			if rw.beats {
+				yes = "yes"
+			} else {
+				first = fmt.Sprint(rw.first)
+			}
+			b.Logf("| %s | %d | %.3f (%d) | %s | %s | %s | %+.3f (%d) | %+.3f | %+.3f | %+.3f | %+.3f |", rw.name, rw.evals, rw.frac, rw.at, reach, yes, first, rw.worst, rw.worstAt, rw.score[0], rw.score[1], rw.score[2], rw.score[3])
+			ts := []*tally{&all}
+			if slices.Contains(repeating, rw.name) {
+				ts = append(ts, &rep)
+			}
+			for _, t := range ts {
+				t.tables++
+				if rw.frac >= 0.95 {
+					t.at95++
+				}
+				if rw.beats {
+					t.beats++
+				}
+				for j := range 4 {
+					t.score[j] += rw.score[j]
+				}
+			}
+		}
+		for _, x := range []struct {
+			label string
+			t     tally
+		}{{"every table", all}, {"the tables that repeat", rep}} {
+			t := x.t
+			if t.tables == 0 {
+				continue
+			}
+			b.Logf("%s (%d): %d at 0.95 after 2.5%%, %d beat random search from 20 to the budget; mean scores at 20, 2.5%%, 5%%, 10%%: %+.3f %+.3f %+.3f %+.3f", x.label, t.tables, t.at95, t.beats,
+				t.score[0]/float64(t.tables), t.score[1]/float64(t.tables), t.score[2]/float64(t.tables), t.score[3]/float64(t.tables))
+		}
+		b.ReportMetric(float64(all.at95), "tables@0.95")
+		b.ReportMetric(float64(all.beats), "beat-random")
+		b.ReportMetric(float64(rep.at95), "repeating@0.95")
+		b.ReportMetric(float64(rep.beats), "repeating-beat-random")
+	}
+}
