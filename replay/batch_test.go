@@ -53,15 +53,10 @@ func logHeader(b *testing.B, list []benchTable) {
 	b.Logf("| strategy | %s | at 0.95 | beat random | score@20 | @2.5%% | @5%% | @10%% |", strings.Join(names, " | "))
 }
 
-// replayRow replays cfg's one strategy on every table of list (tables,
-// loaded), each with its -e, parallel tables at once, and logs a row of
-// the benchmarks' tables: per table the median fraction of the optimum at
-// 2.5% of the table (bold at 0.95) and whether it beats random search
-// from 20 evaluations, the tables at 0.95 and beating random search, and
-// the mean methodology score over the tables at 20 evaluations, 2.5%, 5%
-// and 10%, which it also reports as metrics.
-func replayRow(b *testing.B, label string, list []benchTable, tables []*Table, parallel int, cfg Config) {
-	b.Helper()
+// replayEach replays each table with the config cfg(i) gives table i (its
+// first strategy only), parallel tables at once, and returns the results
+// and errors in the tables' order.
+func replayEach(tables []*Table, parallel int, cfg func(i int) Config) ([]*Result, []error) {
 	results := make([]*Result, len(tables))
 	errs := make([]error, len(tables))
 	var wg sync.WaitGroup
@@ -72,16 +67,31 @@ func replayRow(b *testing.B, label string, list []benchTable, tables []*Table, p
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c := cfg
-			c.Evaluations = list[i].evals
 			var rs []*Result
-			rs, errs[i] = Replay(context.Background(), t, c)
+			rs, errs[i] = Replay(context.Background(), t, cfg(i))
 			if errs[i] == nil {
 				results[i] = rs[0]
 			}
 		}()
 	}
 	wg.Wait()
+	return results, errs
+}
+
+// replayRow replays cfg's one strategy on every table of list (tables,
+// loaded), each with its -e, parallel tables at once, and logs a row of
+// the benchmarks' tables: per table the median fraction of the optimum at
+// 2.5% of the table (bold at 0.95) and whether it beats random search
+// from 20 evaluations, the tables at 0.95 and beating random search, and
+// the mean methodology score over the tables at 20 evaluations, 2.5%, 5%
+// and 10%, which it also reports as metrics.
+func replayRow(b *testing.B, label string, list []benchTable, tables []*Table, parallel int, cfg Config) {
+	b.Helper()
+	results, errs := replayEach(tables, parallel, func(i int) Config {
+		c := cfg
+		c.Evaluations = list[i].evals
+		return c
+	})
 	var score [4]float64 // at 20, 2.5%, 5%, 10%
 	at95, beats := 0, 0
 	var cells []string

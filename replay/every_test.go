@@ -1,13 +1,11 @@
 package replay
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/hplopt/hplopt/strategies"
@@ -51,73 +49,47 @@ func BenchmarkEveryTable(b *testing.B) {
 		name           string
 		evals, at      int
 		frac           float64
-		beats          bool
-		first, worstAt int
+		first, worstAt int // first: the first budget not beating random search (0: none)
 		reach          int // the first budget whose median fraction is at least 0.95 (0: none)
 		worst          float64
 		score          [4]float64 // at 20, 2.5%, 5%, 10%
 	}
-	for range b.N {
-		rows := make([]row, len(files))
-		errs := make([]error, len(files))
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, max(1, *everyParallel))
-		for i, file := range files {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				tab, err := LoadCSV(file)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				n := max(20, int(*everyShare*float64(tab.Len())+1e-9))
-				rs, err := Replay(context.Background(), tab, Config{Strategies: []string{*everyStrategy}, Evaluations: n, Seeds: 20})
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				r := rs[0]
-				pct := func(p float64) int { return min(n, int(math.Ceil(p*float64(tab.Len())))) }
-				rw := row{name: filepath.Base(file), evals: n, at: pct(0.025), beats: r.BeatsRandom, worst: math.Inf(1)}
-				rw.frac = r.At(rw.at).MedianFraction
-				for k := 1; k <= n && rw.reach == 0; k++ {
-					if r.At(k).MedianFraction >= 0.95 {
-						rw.reach = k
-					}
-				}
-				// From the budget at which random search's expected best
-				// is the optimum on, every score is 0 and the search ties
-				// (Result.BeatsRandom): its first such budget is where a
-				// search that loses there first loses.
-				for k := r.From; k <= n; k++ {
-					s := r.At(k).Score
-					if tab.ExpectedRandom(k) <= tab.Optimum() {
-						if !r.BeatsRandom && rw.first == 0 {
-							rw.first = k
-						}
-						break
-					}
-					if s < rw.worst {
-						rw.worst, rw.worstAt = s, k
-					}
-					if !r.BeatsRandom && rw.first == 0 && !(s > 0) {
-						rw.first = k
-					}
-				}
-				for j, k := range []int{min(20, n), rw.at, pct(0.05), pct(0.1)} {
-					rw.score[j] = r.At(k).Score
-				}
-				rows[i] = rw
-			}()
+	tables := make([]*Table, len(files))
+	for i, file := range files {
+		if tables[i], err = LoadCSV(file); err != nil {
+			b.Fatal(err)
 		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				b.Fatal(err)
+	}
+	budget := func(t *Table) int { return max(20, int(*everyShare*float64(t.Len())+1e-9)) }
+	for range b.N {
+		results, errs := replayEach(tables, *everyParallel, func(i int) Config {
+			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20}
+		})
+		rows := make([]row, len(files))
+		for i, tab := range tables {
+			if errs[i] != nil {
+				b.Fatal(errs[i])
 			}
+			r, n := results[i], budget(tab)
+			pct := func(p float64) int { return min(n, int(math.Ceil(p*float64(tab.Len())))) }
+			rw := row{name: filepath.Base(files[i]), evals: n, at: pct(0.025), first: r.firstLoss, worst: math.Inf(1)}
+			rw.frac = r.At(rw.at).MedianFraction
+			for k := 1; k <= n && rw.reach == 0; k++ {
+				if r.At(k).MedianFraction >= 0.95 {
+					rw.reach = k
+				}
+			}
+			// The lowest score before random search's expected best is
+			// the optimum, from where every score is 0.
+			for k := r.From; k <= n && tab.ExpectedRandom(k) > tab.Optimum(); k++ {
+				if s := r.At(k).Score; s < rw.worst {
+					rw.worst, rw.worstAt = s, k
+				}
+			}
+			for j, k := range []int{min(20, n), rw.at, pct(0.05), pct(0.1)} {
+				rw.score[j] = r.At(k).Score
+			}
+			rows[i] = rw
 		}
 		b.Logf("%s, seeds 1 to 20, a budget of %.3g of each table", *everyStrategy, *everyShare)
 		b.Log("| table | budget | at 2.5% (evaluations) | median at 0.95 from | beats random | first budget not beating it | lowest score (at) | score at 20 | 2.5% | 5% | 10% |")
@@ -132,7 +104,7 @@ func BenchmarkEveryTable(b *testing.B) {
 			if rw.reach > 0 {
 				reach = fmt.Sprint(rw.reach)
 			}
-			if rw.beats {
+			if rw.first == 0 {
 				yes = "yes"
 			} else {
 				first = fmt.Sprint(rw.first)
@@ -147,7 +119,7 @@ func BenchmarkEveryTable(b *testing.B) {
 				if rw.frac >= 0.95 {
 					t.at95++
 				}
-				if rw.beats {
+				if rw.first == 0 {
 					t.beats++
 				}
 				for j := range 4 {

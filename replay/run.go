@@ -84,6 +84,9 @@ type Result struct {
 	// rows), where Score is 0, whether every search found the optimum.
 	BeatsRandom bool `json:"beats_random"`
 	From        int  `json:"beats_random_from"`
+	// firstLoss is the first budget from From at which the search does
+	// not beat random search (0 when BeatsRandom).
+	firstLoss int
 	// Curve has the same figures after each number of evaluations 1..N.
 	Curve []Point `json:"curve"`
 	// Stopped counts the searches by why they ended (autotune.StopReason
@@ -180,14 +183,15 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 		stopped[rep.Stopped.String()]++
 		best[s] = bestSoFar(rep, cfg.Evaluations)
 	}
-	r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped, BeatsRandom: true}
+	r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped}
 	for n := 1; n <= cfg.Evaluations; n++ {
 		p := t.score(best, n)
 		r.Curve = append(r.Curve, p)
-		if n >= from && !t.beats(best, n, p) {
-			r.BeatsRandom = false
+		if n >= from && r.firstLoss == 0 && !t.beats(best, n, p) {
+			r.firstLoss = n
 		}
 	}
+	r.BeatsRandom = r.firstLoss == 0
 	last := r.At(cfg.Evaluations)
 	r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score = last.MedianFraction, last.Q1Fraction, last.Q3Fraction, last.Score
 	return r, nil
