@@ -40,6 +40,7 @@ func init() {
 // replayFlags defines replay's flags; the values are read after parsing.
 type replayFlagValues struct {
 	table, problem, db, export, at, js, plot string
+	then                                     string
 	noStart                                  bool
 	stop                                     autotune.Stop
 	strats                                   []string
@@ -64,6 +65,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search, illegal points not counted (at most as many; 0: 10% of the table, at least 20)")
 	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N)")
 	batchVar(fs, &v.batch)
+	fs.StringVar(&v.then, "then", "", "the `SEARCH` that takes over from strategy opening's hybrid: "+strategies.ThenGenetic+" (\"\", the default's) or "+strategies.ThenModel+" (the model's rounds, 3 networks, a tenth of -e a round; docs/replay.md)")
 	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")
 	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
 	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")
@@ -95,7 +97,11 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("give --table or the records (--problem, --db), not both")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, JSON: v.js, Plot: v.plot,
-		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch}}
+		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
+			Opening: strategies.OpeningSettings{Then: v.then}}}
+	if err := (strategies.Options{Opening: cfg.Run.Opening}).Check(strategies.Opening); err != nil {
+		return nil, fs, fmt.Errorf("--then: %w", err)
+	}
 	if v.at != "" {
 		cfg.At = strings.Split(v.at, ",")
 	}

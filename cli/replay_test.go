@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -58,6 +59,7 @@ func TestReplayVerbErrors(t *testing.T) {
 		{[]string{"replay", "--table", poclTable, "--db", "x.db"}, 2, "not both"},
 		{[]string{"replay", "--problem", "matmul", "--db", "nosuch.db"}, 1, "no records database at nosuch.db"},
 		{[]string{"replay", "--table", poclTable, "-s", "simplex"}, 2, `unknown search strategy "simplex"`},
+		{[]string{"replay", "--table", poclTable, "--then", "simplex"}, 2, `--then: the opening's continuation "simplex"`},
 		{[]string{"replay", "--table", poclTable, "--stop", "evals>=5 or stal>=3"}, 2, "column 13"},
 		{[]string{"replay", "--table", poclTable, "-e", "10", "--at", "20"}, 2, "more than -e 10"},
 		{[]string{"replay", "--table", poclTable, "--at", "0.5x"}, 2, "--at 0.5x"},
@@ -147,5 +149,35 @@ func TestBatchFlag(t *testing.T) {
 	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "random", "--batch", "4", "-e", "2", "--no-db")
 	if st == 0 || !strings.Contains(errs, "batch of 4 points a round is for strategy bayes, not random") {
 		t.Errorf("tune -s random --batch 4: status %d, stderr %q", st, errs)
+	}
+}
+
+// --then model replays the default with the model's rounds after its
+// opening: the same first evaluations (the opening's third of -e, 54 of
+// 162 on 3DCONV 128), then another search than with the genetic
+// algorithm.
+func TestReplayThen(t *testing.T) {
+	curve := func(args ...string) []any {
+		js := filepath.Join(t.TempDir(), "r.json")
+		st, _, errs := hplopt(append([]string{"replay", "--table", "../testdata/replay/conv3d128-h100.csv", "-s", "opening", "-e", "162", "--seeds", "2", "--json", js}, args...)...)
+		if st != 0 {
+			t.Fatalf("%v: status %d, stderr %s", args, st, errs)
+		}
+		var res []map[string]any
+		data, err := os.ReadFile(js)
+		if err == nil {
+			err = json.Unmarshal(data, &res)
+		}
+		if err != nil || len(res) != 1 {
+			t.Fatalf("%v: JSON: %v", args, err)
+		}
+		return res[0]["curve"].([]any)
+	}
+	genetic, model := curve(), curve("--then", "model")
+	if !reflect.DeepEqual(genetic[:54], model[:54]) {
+		t.Errorf("the opening's 54 evaluations differ with --then model:\n%v\n%v", genetic[:54], model[:54])
+	}
+	if reflect.DeepEqual(genetic, model) {
+		t.Error("--then model replayed the same searches as without it")
 	}
 }

@@ -141,3 +141,40 @@ func TestModelPlan(t *testing.T) {
 		}
 	}
 }
+
+// With a negative Sample the model draws no sample of its own: told the
+// results of another search, its first proposal is its first round's,
+// predicted from them, and it then goes on in rounds to the budget.
+func TestModelNoSample(t *testing.T) {
+	s := gridSpace(t)
+	m := New(s, autotune.NewRand(1), Settings{Sample: -1, Second: 5, Round: 5})
+	if m.Settings().Sample != 0 {
+		t.Fatalf("sample %d, want 0", m.Settings().Sample)
+	}
+	r := autotune.NewRand(2)
+	told := map[string]bool{}
+	for len(told) < 12 {
+		p := s.Sample(r)
+		if !told[p.Key()] {
+			told[p.Key()] = true
+			m.Tell(p, gridTime(context.Background(), p))
+		}
+	}
+	p, ok := m.Next()
+	if !ok || m.Trainings() != 1 {
+		t.Fatalf("first proposal %v (ok %v) after %d trainings; want one of the first round, after 1", p, ok, m.Trainings())
+	}
+	if told[p.Key()] {
+		t.Errorf("proposed %v, told before", p)
+	}
+	// Without results told, its first round is random (too few to train
+	// on), and it keeps the budget.
+	m = New(s, autotune.NewRand(1), Settings{Sample: -1, Second: 5, Round: 5})
+	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 30}, s, m, autotune.EvaluatorFunc(gridTime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Evaluations != 30 || m.Trainings() != 5 {
+		t.Errorf("%d evaluations, %d trainings; want 30, 5 (a random round, then five trained)", rep.Evaluations, m.Trainings())
+	}
+}

@@ -25,7 +25,10 @@ type Settings struct {
 	Evaluations int
 	// Sample is the number of random points measured to train the model
 	// (the first stage). Default: a fifth of Evaluations, at least 10; 100
-	// when Evaluations is unknown.
+	// when Evaluations is unknown. Negative: no first stage, not even the
+	// seeds; the model is trained on the results told before its first
+	// round (a search that continues another's:
+	// strategies.OpeningSettings.Then).
 	Sample int
 	// Second is the number of points predicted fastest that are measured
 	// in the second stage's first round. Default: a twentieth of
@@ -50,7 +53,10 @@ type Settings struct {
 }
 
 func (s Settings) withDefaults() Settings {
-	if s.Sample <= 0 {
+	switch {
+	case s.Sample < 0:
+		s.Sample = 0
+	case s.Sample == 0:
 		s.Sample = 100
 		if s.Evaluations > 0 {
 			s.Sample = max(10, s.Evaluations/5)
@@ -153,7 +159,10 @@ func (m *Model) plan() bool {
 	if !m.started {
 		m.start(m.set.Seeds, m.set.Sample)
 		m.first = len(m.queue)
-		return len(m.queue) > 0
+		if len(m.queue) > 0 || m.given.Sample >= 0 {
+			return len(m.queue) > 0
+		}
+		// No first stage: the first round at once.
 	}
 	m.rounds++
 	n := m.set.Round

@@ -11,10 +11,11 @@ import (
 	"github.com/hplopt/hplopt/strategies"
 )
 
-// everyStrategy, everyShare and everyParallel set what BenchmarkEveryTable
-// replays.
+// everyStrategy, everyShare, everyParallel and everyThen set what
+// BenchmarkEveryTable replays.
 var (
 	everyStrategy = flag.String("every-strategy", strategies.Default, "the strategy BenchmarkEveryTable replays")
+	everyThen     = flag.String("every-then", "", "the search that takes over from the opening's (strategies.OpeningSettings.Then; \"\": genetic)")
 	everyShare    = flag.Float64("every-share", 0.1, "BenchmarkEveryTable's budget of evaluations, as a share of each table's rows")
 	everyParallel = flag.Int("every-parallel", 2, "tables BenchmarkEveryTable replays at once")
 )
@@ -38,7 +39,8 @@ var (
 //	go test ./replay -run '^$' -bench EveryTable -benchtime 1x -timeout 0 -v
 //
 // (-every-share 0.25 after the package judges beating random search up to
-// a quarter of each table.)
+// a quarter of each table; -every-then model replays the default with the
+// model's rounds after its opening, strategies.OpeningSettings.Then.)
 func BenchmarkEveryTable(b *testing.B) {
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) == 0 {
@@ -63,7 +65,7 @@ func BenchmarkEveryTable(b *testing.B) {
 	budget := func(t *Table) int { return max(20, int(*everyShare*float64(t.Len())+1e-9)) }
 	for range b.N {
 		results, errs := replayEach(tables, *everyParallel, func(i int) Config {
-			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20}
+			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, Opening: strategies.OpeningSettings{Then: *everyThen}}
 		})
 		rows := make([]row, len(files))
 		for i, tab := range tables {
@@ -91,7 +93,11 @@ func BenchmarkEveryTable(b *testing.B) {
 			}
 			rows[i] = rw
 		}
-		b.Logf("%s, seeds 1 to 20, a budget of %.3g of each table", *everyStrategy, *everyShare)
+		name := *everyStrategy
+		if *everyThen != "" {
+			name += ", then " + *everyThen
+		}
+		b.Logf("%s, seeds 1 to 20, a budget of %.3g of each table", name, *everyShare)
 		b.Log("| table | budget | at 2.5% (evaluations) | median at 0.95 from | beats random | first budget not beating it | lowest score (at) | score at 20 | 2.5% | 5% | 10% |")
 		b.Log("|---|---|---|---|---|---|---|---|---|---|---|")
 		type tally struct {

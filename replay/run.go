@@ -135,6 +135,9 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 	if err := batch.Check(infos[0].Name); err != nil && !slices.ContainsFunc(infos, func(i strategies.Info) bool { return batch.Check(i.Name) == nil }) {
 		return nil, fmt.Errorf("replay: %w, and none of the strategies replayed takes one", err)
 	}
+	if err := (strategies.Options{Opening: cfg.Opening}).Check(strategies.Opening); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	var out []*Result
 	for _, info := range infos {
 		r, err := replayOne(ctx, t, cfg, info)

@@ -93,6 +93,38 @@ type OpeningSettings struct {
 	// at most Share of it, fewer than Evaluations in a small budget.
 	// Default 0: OpeningShare; negative for none.
 	Share float64
+	// Then names the search that takes over from hybrid: ThenGenetic
+	// (the genetic algorithm, as genetic, its islands' first generations
+	// the points measured, fastest first) or ThenModel (the model's
+	// rounds, ThenModelSettings, trained on every point measured, with no
+	// random sample of its own). Default "": ThenGenetic.
+	Then string
+}
+
+// The searches OpeningSettings.Then names.
+const (
+	ThenGenetic = Genetic
+	ThenModel   = Model
+)
+
+// ThenModelSettings are the model's settings as the opening's
+// continuation (OpeningSettings.Then ThenModel), for a search of
+// evaluations evaluations (0: unknown): no random sample, 3 networks of
+// 100 L-BFGS iterations each instead of 11 of 200 (about 7 times less
+// training), and rounds of a tenth of the budget (at least 5; 25 when the
+// budget is unknown, and a twentieth, the model's own, when the search
+// learns it later: autotune.Planner) instead of a twentieth. They are
+// those of the third variant tried in docs/replay.md ("The issue's
+// target", 3DCONV), without its random point: with them the default's
+// replay of every committed table takes 1.7 times as long as with the
+// genetic continuation (262 s against 154 s), with the model's own 13
+// times (1958 s).
+func ThenModelSettings(evaluations int) costmodel.Settings {
+	set := costmodel.Settings{Evaluations: evaluations, Sample: -1, MLP: costmodel.MLPSettings{Bags: 3, Iterations: 100}}
+	if evaluations > 0 {
+		set.Second = max(5, evaluations/10)
+	}
+	return set
 }
 
 // Check reports an error when opt sets what the strategy named name does
@@ -100,6 +132,11 @@ type OpeningSettings struct {
 func (opt Options) Check(name string) error {
 	if opt.Batch > 1 && name != Bayes {
 		return fmt.Errorf("a batch of %d points a round is for strategy %s, not %s", opt.Batch, Bayes, name)
+	}
+	switch opt.Opening.Then {
+	case "", ThenGenetic, ThenModel:
+	default:
+		return fmt.Errorf("the opening's continuation %q is none of %s, %s", opt.Opening.Then, ThenGenetic, ThenModel)
 	}
 	return nil
 }
@@ -187,6 +224,10 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	}
 	first := costmodel.NewBayes(space, r, set)
 	o := autotune.NewOpening(Opening, first, k, func(told []autotune.Eval) autotune.Strategy {
+		if opt.Opening.Then == ThenModel {
+			// Told every result by the opening; Plan sets its budget.
+			return costmodel.New(space, r, ThenModelSettings(opt.Evaluations))
+		}
 		order := slices.Clone(told)
 		slices.SortStableFunc(order, func(a, b autotune.Eval) int {
 			return cmp.Compare(a.Result.Fitness(), b.Result.Fitness())

@@ -341,3 +341,53 @@ func TestOpening(t *testing.T) {
 type preparing struct{ autotune.EvaluatorFunc }
 
 func (preparing) Prepare(autotune.Point) {}
+
+// With Then ThenModel the opening's first points are those it makes with
+// the genetic continuation, and the model's rounds take over after them:
+// no point twice, the budget kept, the same search from the same seed.
+// Check rejects a continuation it does not know.
+func TestOpeningThenModel(t *testing.T) {
+	space := testSpace(t)
+	const evals, k = 40, 12
+	run := func(then string) []string {
+		set := strategies.OpeningSettings{Evaluations: k, Neighbours: -1, Share: -1, Then: then}
+		opt := strategies.Options{Evaluations: evals, Opening: set}
+		if err := opt.Check(strategies.Opening); err != nil {
+			t.Fatal(err)
+		}
+		s, err := strategies.New(strategies.Opening, space, autotune.NewRand(4), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: evals, Lookahead: 4}, space, s, preparing{autotune.EvaluatorFunc(testEval)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		seen := map[string]bool{}
+		for _, e := range rep.History {
+			if seen[e.Point.Key()] {
+				t.Errorf("then %q: %v evaluated twice", then, e.Point)
+			}
+			seen[e.Point.Key()] = true
+			keys = append(keys, e.Point.Key())
+		}
+		if rep.Measured != evals {
+			t.Errorf("then %q: %d measured, want %d", then, rep.Measured, evals)
+		}
+		return keys
+	}
+	model, genetic := run(strategies.ThenModel), run(strategies.ThenGenetic)
+	if !slices.Equal(model[:k], genetic[:k]) {
+		t.Errorf("the first %d points differ with the model after them:\n%v\n%v", k, model[:k], genetic[:k])
+	}
+	if slices.Equal(model, genetic) {
+		t.Error("the same search with the model as with the genetic algorithm after the opening")
+	}
+	if again := run(strategies.ThenModel); !slices.Equal(again, model) {
+		t.Error("the same seed searched differently")
+	}
+	if err := (strategies.Options{Opening: strategies.OpeningSettings{Then: strategies.Annealing}}).Check(strategies.Opening); err == nil {
+		t.Error("Check accepted annealing as the opening's continuation")
+	}
+}
