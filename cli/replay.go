@@ -65,7 +65,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search, illegal points not counted (at most as many; 0: 10% of the table, at least 20)")
 	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N)")
 	batchVar(fs, &v.batch)
-	fs.StringVar(&v.then, "then", "", "the `SEARCH` that takes over from strategy opening's hybrid: "+strategies.ThenGenetic+" (\"\", the default's) or "+strategies.ThenModel+" (the model's rounds, 3 networks, a tenth of -e a round; docs/replay.md)")
+	thenVar(fs, &v.then)
 	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")
 	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
 	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")

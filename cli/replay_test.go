@@ -180,4 +180,24 @@ func TestReplayThen(t *testing.T) {
 	if reflect.DeepEqual(genetic, model) {
 		t.Error("--then model replayed the same searches as without it")
 	}
+	// Live, on PoCL: the model takes over after the opening's 4 points
+	// (a third of 12) and the search keeps its budget; a continuation
+	// that is none of genetic and model is refused.
+	js := filepath.Join(t.TempDir(), "t.json")
+	st, _, errs := hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "opening", "--then", "model", "-e", "12", "--no-db", "-q", "--json", js)
+	var rep struct {
+		Strategy string `json:"strategy"`
+		Measured int    `json:"measured"`
+	}
+	data, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(data, &rep)
+	}
+	if st != 0 || err != nil || rep.Strategy != "opening" || rep.Measured != 12 {
+		t.Errorf("tune --then model: status %d, %+v, %v, stderr %s", st, rep, err, errs)
+	}
+	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "--then", "simplex", "-e", "2", "--no-db")
+	if st == 0 || !strings.Contains(errs, `the opening's continuation "simplex" is none of genetic, model`) {
+		t.Errorf("tune --then simplex: status %d, stderr %q", st, errs)
+	}
 }

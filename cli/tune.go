@@ -22,6 +22,7 @@ import (
 	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/runner"
+	"github.com/hplopt/hplopt/strategies"
 )
 
 // tuneConfig is one `hplopt tune`.
@@ -75,6 +76,7 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 	stopVar(fs, &s.Stop, "end a search when `EXPR` holds, e.g. \"evals>=500 or stall>=100\" (with -t and -e: whichever comes first; the syntax of hplopt replay --stop)")
 	intVar(fs, &s.Seed, "seed", 1, 1, math.MaxUint64, "seed of the search")
 	batchVar(fs, &s.Batch)
+	thenVar(fs, &s.Then)
 	intVar(fs, dataSeed, "data-seed", 1, 0, math.MaxInt64, "seed of the input data")
 	intVar(fs, &s.Runs, "runs", runs, 1, 1000, "timed launches per variant (the median counts)")
 	intVar(fs, &s.Builders, "builders", 0, -1, 1024, fmt.Sprintf("builder processes that build upcoming variants while one is measured (0: the host's cores less one, %d here; -1: none, the measuring worker builds)", runner.DefaultBuilders()))
@@ -90,6 +92,11 @@ func searchFlags(fs *flagSet, s *hpl.OptimizerSettings, dataSeed *int64, runs in
 // batchVar defines --batch, bayes's points a round, on p.
 func batchVar(fs *flagSet, p *int) {
 	intVar(fs, p, "batch", 1, 1, 1024, "points strategy bayes chooses together each round, each by expected improvement given the ones before it at their predicted times, so that the builders build them in parallel (bayes only)")
+}
+
+// thenVar defines --then, the search after the opening's hybrid, on p.
+func thenVar(fs *flagSet, p *string) {
+	fs.StringVar(p, "then", "", "the `SEARCH` that takes over from strategy opening's hybrid (opening only): "+strategies.ThenGenetic+" (\"\", the default's) or "+strategies.ThenModel+" (the model's rounds, 3 networks, a tenth of the evaluation budget a round; docs/replay.md)")
 }
 
 // parseTune reads tune's arguments: KERNEL and flags, in any order, and

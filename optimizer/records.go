@@ -19,6 +19,7 @@ import (
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/records"
+	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -249,6 +250,8 @@ type identity struct {
 	Genetic  *geneticJSON   `json:"genetic,omitempty"`
 	// Batch is bayes's points a round (Settings.Batch), when more than 1.
 	Batch int `json:"batch,omitempty"`
+	// Then is the opening's continuation (Settings.Then), when given.
+	Then string `json:"then,omitempty"`
 	// Stop is the stop condition (autotune.ParseStop's syntax).
 	Stop string `json:"stop,omitempty"`
 	// Start are the settings the search starts from beside the records'
@@ -271,6 +274,9 @@ func runIdentity(set Settings, start []map[string]int) json.RawMessage {
 	id := identity{Strategy: set.Strategy, Seed: set.Seed, TimeS: set.Time.Seconds(), Evals: set.Evals}
 	if set.Batch > 1 {
 		id.Batch = set.Batch
+	}
+	if set.Then != "" && set.Then != strategies.ThenGenetic {
+		id.Then = set.Then
 	}
 	if set.Stop != nil {
 		id.Stop = set.Stop.String()

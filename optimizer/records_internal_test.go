@@ -4,6 +4,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,5 +166,18 @@ func TestToolVersionStamped(t *testing.T) {
 	version = "v1.2.3-4-gabcdef"
 	if v := ToolVersion(); v != "v1.2.3-4-gabcdef" {
 		t.Errorf("ToolVersion with a stamped version: %q", v)
+	}
+}
+
+// A run's identity holds the opening's continuation when it is not the
+// default's, so that a run with another continuation is another run; the
+// default's (given or not) leaves the identity as it was.
+func TestRunIdentityThen(t *testing.T) {
+	base := string(runIdentity(Settings{Strategy: "opening", Seed: 1}, nil))
+	if got := string(runIdentity(Settings{Strategy: "opening", Seed: 1, Then: "genetic"}, nil)); got != base {
+		t.Errorf("then genetic: %s, want %s", got, base)
+	}
+	if got := string(runIdentity(Settings{Strategy: "opening", Seed: 1, Then: "model"}, nil)); got == base || !strings.Contains(got, `"then":"model"`) {
+		t.Errorf("then model: %s", got)
 	}
 }

@@ -66,6 +66,10 @@ type Settings struct {
 	// (strategies.Options.Batch; --batch), so that the builders build
 	// them in parallel; only bayes takes it. Default 0: 1.
 	Batch int
+	// Then names the search that takes over from the opening strategy's
+	// hybrid (strategies.OpeningSettings.Then; --then): "genetic" or
+	// "model"; other strategies ignore it. Default "": genetic.
+	Then string
 	// Stderr receives the measurement worker's messages. Default nil.
 	Stderr io.Writer
 	// Runs is the number of timed launches per variant (the median
