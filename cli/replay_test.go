@@ -200,4 +200,8 @@ func TestReplayThen(t *testing.T) {
 	if st == 0 || !strings.Contains(errs, `the opening's continuation "simplex" is none of genetic, model`) {
 		t.Errorf("tune --then simplex: status %d, stderr %q", st, errs)
 	}
+	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "random", "--then", "model", "-e", "2", "--no-db")
+	if st == 0 || !strings.Contains(errs, "a continuation after the opening (model) is for strategy opening, not random") {
+		t.Errorf("tune -s random --then model: status %d, stderr %q", st, errs)
+	}
 }

@@ -292,7 +292,8 @@ func TestReplayRejectedNotCounted(t *testing.T) {
 func TestReplayErrors(t *testing.T) {
 	tab := synthetic(t)
 	for _, c := range []Config{{Evaluations: 5}, {Strategies: []string{"random"}}, {Strategies: []string{"simplex"}, Evaluations: 5},
-		{Strategies: []string{"opening"}, Evaluations: 5, Opening: strategies.OpeningSettings{Then: "simplex"}}} {
+		{Strategies: []string{"opening"}, Evaluations: 5, Opening: strategies.OpeningSettings{Then: "simplex"}},
+		{Strategies: []string{"genetic", "random"}, Evaluations: 5, Opening: strategies.OpeningSettings{Then: "model"}}} {
 		if _, err := Replay(context.Background(), tab, c); err == nil || !strings.HasPrefix(err.Error(), "replay: ") {
 			t.Errorf("%+v: error %v", c, err)
 		}

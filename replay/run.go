@@ -135,7 +135,9 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 	if err := batch.Check(infos[0].Name); err != nil && !slices.ContainsFunc(infos, func(i strategies.Info) bool { return batch.Check(i.Name) == nil }) {
 		return nil, fmt.Errorf("replay: %w, and none of the strategies replayed takes one", err)
 	}
-	if err := (strategies.Options{Opening: cfg.Opening}).Check(strategies.Opening); err != nil {
+	// So is a continuation after the opening, for strategy opening.
+	then := strategies.Options{Opening: cfg.Opening}
+	if err := then.Check(infos[0].Name); err != nil && !slices.ContainsFunc(infos, func(i strategies.Info) bool { return then.Check(i.Name) == nil }) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	var out []*Result

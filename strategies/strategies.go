@@ -96,8 +96,8 @@ type OpeningSettings struct {
 	// Then names the search that takes over from hybrid: ThenGenetic
 	// (the genetic algorithm, as genetic, its islands' first generations
 	// the points measured, fastest first) or ThenModel (the model's
-	// rounds, ThenModelSettings, trained on every point measured, with no
-	// random sample of its own). Default "": ThenGenetic.
+	// rounds, ThenModelSettings, trained on every success measured, with
+	// no random sample of its own). Default "": ThenGenetic.
 	Then string
 }
 
@@ -128,15 +128,18 @@ func ThenModelSettings(evaluations int) costmodel.Settings {
 }
 
 // Check reports an error when opt sets what the strategy named name does
-// not read: a batch for a strategy other than bayes.
+// not read (a batch for a strategy other than bayes, the model as the
+// continuation of a strategy other than opening) or a continuation it
+// does not know.
 func (opt Options) Check(name string) error {
 	if opt.Batch > 1 && name != Bayes {
 		return fmt.Errorf("a batch of %d points a round is for strategy %s, not %s", opt.Batch, Bayes, name)
 	}
-	switch opt.Opening.Then {
-	case "", ThenGenetic, ThenModel:
-	default:
-		return fmt.Errorf("the opening's continuation %q is none of %s, %s", opt.Opening.Then, ThenGenetic, ThenModel)
+	switch then := opt.Opening.Then; {
+	case then != "" && then != ThenGenetic && then != ThenModel:
+		return fmt.Errorf("the opening's continuation %q is none of %s, %s", then, ThenGenetic, ThenModel)
+	case then == ThenModel && name != Opening:
+		return fmt.Errorf("a continuation after the opening (%s) is for strategy %s, not %s", then, Opening, name)
 	}
 	return nil
 }

@@ -390,4 +390,10 @@ func TestOpeningThenModel(t *testing.T) {
 	if err := (strategies.Options{Opening: strategies.OpeningSettings{Then: strategies.Annealing}}).Check(strategies.Opening); err == nil {
 		t.Error("Check accepted annealing as the opening's continuation")
 	}
+	if err := (strategies.Options{Opening: strategies.OpeningSettings{Then: strategies.ThenModel}}).Check(strategies.Genetic); err == nil {
+		t.Error("Check accepted the model's continuation for strategy genetic")
+	}
+	if err := (strategies.Options{Opening: strategies.OpeningSettings{Then: strategies.ThenGenetic}}).Check(strategies.Random); err != nil {
+		t.Errorf("Check refused the default's continuation, named, for strategy random: %v", err)
+	}
 }
