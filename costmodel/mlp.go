@@ -209,58 +209,63 @@ func (m *MLP) initial() []float64 {
 	return w0
 }
 
+// loss returns network w's mean squared error on (x, y) plus the weight
+// decay, reading the inputs of cols only, and, when grad is not nil, sets
+// grad to its gradient; h is scratch space of Hidden values.
+func (m *MLP) loss(x [][]float64, y []float64, cols []int, h, grad, w []float64) float64 {
+	H, D := m.set.Hidden, m.dim
+	nw, n := len(w), float64(len(x))
+	if grad != nil {
+		clear(grad)
+	}
+	loss := 0.0
+	for i, xi := range x {
+		e := m.forward(w, xi, h, cols) - y[i]
+		loss += e * e / n
+		if grad == nil {
+			continue
+		}
+		d := 2 * e / n
+		w2 := w[H*D+H : H*D+2*H]
+		for j := 0; j < H; j++ {
+			grad[H*D+H+j] += d * h[j]
+			dz := d * w2[j] * h[j] * (1 - h[j])
+			grad[H*D+j] += dz
+			for _, k := range cols {
+				grad[j*D+k] += dz * xi[k]
+			}
+		}
+		grad[nw-1] += d
+	}
+	// Weight decay on the weights, not the biases.
+	for j := 0; j < H*D; j++ {
+		loss += m.set.L2 * w[j] * w[j]
+		if grad != nil {
+			grad[j] += 2 * m.set.L2 * w[j]
+		}
+	}
+	for j := H*D + H; j < H*D+2*H; j++ {
+		loss += m.set.L2 * w[j] * w[j]
+		if grad != nil {
+			grad[j] += 2 * m.set.L2 * w[j]
+		}
+	}
+	return loss
+}
+
 // train fits one network to (x, y) from the initial weights w0. It draws
 // nothing, so networks train in parallel.
 func (m *MLP) train(x [][]float64, y []float64, w0 []float64) ([]float64, error) {
-	H, D := m.set.Hidden, m.dim
 	nw := len(w0)
-	n := float64(len(x))
-	h := make([]float64, H)
+	h := make([]float64, m.set.Hidden)
 	// The columns that are 0 in every row (parameters the space or the
 	// sample holds at their lowest value) add nothing to the outputs nor
 	// to their weights' gradients but the weight decay: they are skipped,
 	// which changes no result. On recorded tables, which pin most of the
 	// Table 2 parameters, that is most columns (23 of 28 on 3DCONV 128,
 	// whose model replay took 85 s instead of 138 s so).
-	cols := nonzero(x, D)
-	lossGrad := func(grad, w []float64) float64 {
-		if grad != nil {
-			clear(grad)
-		}
-		loss := 0.0
-		for i, xi := range x {
-			e := m.forward(w, xi, h, cols) - y[i]
-			loss += e * e / n
-			if grad == nil {
-				continue
-			}
-			d := 2 * e / n
-			w2 := w[H*D+H : H*D+2*H]
-			for j := 0; j < H; j++ {
-				grad[H*D+H+j] += d * h[j]
-				dz := d * w2[j] * h[j] * (1 - h[j])
-				grad[H*D+j] += dz
-				for _, k := range cols {
-					grad[j*D+k] += dz * xi[k]
-				}
-			}
-			grad[nw-1] += d
-		}
-		// Weight decay on the weights, not the biases.
-		for j := 0; j < H*D; j++ {
-			loss += m.set.L2 * w[j] * w[j]
-			if grad != nil {
-				grad[j] += 2 * m.set.L2 * w[j]
-			}
-		}
-		for j := H*D + H; j < H*D+2*H; j++ {
-			loss += m.set.L2 * w[j] * w[j]
-			if grad != nil {
-				grad[j] += 2 * m.set.L2 * w[j]
-			}
-		}
-		return loss
-	}
+	cols := nonzero(x, m.dim)
+	lossGrad := func(grad, w []float64) float64 { return m.loss(x, y, cols, h, grad, w) }
 	// The line search asks for the loss and the gradient at the same
 	// weights, one call after the other: the loss is computed with the
 	// gradient, which Grad then copies when asked at those weights, so

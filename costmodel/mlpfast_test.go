@@ -9,57 +9,20 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 )
 
-// plainTrain is train as written before its shortcuts: every column read,
-// the loss and the gradient computed apart, each a pass over the samples.
+// plainTrain is train without its shortcuts: every column read, the
+// loss and the gradient computed apart, each a pass over the samples.
 func (m *MLP) plainTrain(x [][]float64, y []float64, w0 []float64) []float64 {
-	H, D := m.set.Hidden, m.dim
-	nw, n := len(w0), float64(len(x))
-	h := make([]float64, H)
-	lossGrad := func(grad, w []float64) float64 {
-		if grad != nil {
-			clear(grad)
-		}
-		loss := 0.0
-		for i, xi := range x {
-			e := m.forward(w, xi, h, nil) - y[i]
-			loss += e * e / n
-			if grad == nil {
-				continue
-			}
-			d := 2 * e / n
-			w2 := w[H*D+H : H*D+2*H]
-			for j := range H {
-				grad[H*D+H+j] += d * h[j]
-				dz := d * w2[j] * h[j] * (1 - h[j])
-				grad[H*D+j] += dz
-				for k, v := range xi {
-					grad[j*D+k] += dz * v
-				}
-			}
-			grad[nw-1] += d
-		}
-		for _, j := range append(seq(0, H*D), seq(H*D+H, H*D+2*H)...) {
-			loss += m.set.L2 * w[j] * w[j]
-			if grad != nil {
-				grad[j] += 2 * m.set.L2 * w[j]
-			}
-		}
-		return loss
+	all := make([]int, m.dim)
+	for k := range all {
+		all[k] = k
 	}
+	h := make([]float64, m.set.Hidden)
 	p := optimize.Problem{
-		Func: func(w []float64) float64 { return lossGrad(nil, w) },
-		Grad: func(grad, w []float64) { lossGrad(grad, w) },
+		Func: func(w []float64) float64 { return m.loss(x, y, all, h, nil, w) },
+		Grad: func(grad, w []float64) { m.loss(x, y, all, h, grad, w) },
 	}
 	res, _ := optimize.Minimize(p, w0, &optimize.Settings{MajorIterations: m.set.Iterations}, &optimize.LBFGS{})
 	return res.X
-}
-
-func seq(lo, hi int) []int {
-	var out []int
-	for i := lo; i < hi; i++ {
-		out = append(out, i)
-	}
-	return out
 }
 
 // train skips the columns that are 0 in every sample and computes the

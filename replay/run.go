@@ -129,15 +129,13 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 		}
 		infos = append(infos, info)
 	}
-	// A batch is for the strategies that take one (strategies.Options.Check);
+	// A batch is for the strategies that take one, and a continuation
+	// after the opening for strategy opening (strategies.Options.Check);
 	// the others replayed beside them ignore it.
-	batch := strategies.Options{Batch: cfg.Batch}
-	if err := batch.Check(infos[0].Name); err != nil && !slices.ContainsFunc(infos, func(i strategies.Info) bool { return batch.Check(i.Name) == nil }) {
+	if err := checkAny(infos, strategies.Options{Batch: cfg.Batch}); err != nil {
 		return nil, fmt.Errorf("replay: %w, and none of the strategies replayed takes one", err)
 	}
-	// So is a continuation after the opening, for strategy opening.
-	then := strategies.Options{Opening: cfg.Opening}
-	if err := then.Check(infos[0].Name); err != nil && !slices.ContainsFunc(infos, func(i strategies.Info) bool { return then.Check(i.Name) == nil }) {
+	if err := checkAny(infos, strategies.Options{Opening: cfg.Opening}); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	var out []*Result
@@ -149,6 +147,16 @@ func Replay(ctx context.Context, t *Table, cfg Config) ([]*Result, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// checkAny returns opt.Check's error for the first of infos when Check
+// refuses opt for every one of them, nil when one of them takes it.
+func checkAny(infos []strategies.Info, opt strategies.Options) error {
+	err := opt.Check(infos[0].Name)
+	if err != nil && slices.ContainsFunc(infos, func(i strategies.Info) bool { return opt.Check(i.Name) == nil }) {
+		return nil
+	}
+	return err
 }
 
 // replayOne replays one of cfg.Strategies, info, for seeds 1 to
