@@ -30,7 +30,10 @@ exhaustively (--problem; hplopt tune -s exhaustive --params PINS records one):
 every point recorded, failures as failures; a point never measured is
 illegal. Strategies start from the start points the table gives (the
 single-point setting and canonical shapes a live search starts from) unless
---no-start. --export-table writes the recorded space as a CSV table instead.`
+--no-start. --export-table writes the recorded space as a CSV table instead;
+--landscape prints how it looks to a local search instead (rows near the
+optimum, local minima, steepest descent, the fitness flow graph's proportion
+of centrality, the start points' distance from the optimum).`
 
 func init() {
 	register(verb{name: "replay", summary: "run search strategies on a recorded table instead of a device and score them", run: replayVerb,
@@ -41,7 +44,7 @@ func init() {
 type replayFlagValues struct {
 	table, problem, db, export, at, js, plot string
 	then                                     string
-	noStart                                  bool
+	noStart, landscape                       bool
 	stop                                     autotune.Stop
 	strats                                   []string
 	evals, seeds, batch                      int
@@ -54,6 +57,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	fs.StringVar(&v.problem, "problem", "", "recorded space: the evaluations of the records' problem `ID|KERNEL` (an ID prefix, or the records' kernel name with one problem recorded; hplopt db list shows them)")
 	fs.StringVar(&v.db, "db", "", "the tuning records database `PATH` of --problem (\"\": $HPLOPT_DB, else records.db under hplopt's cache directory); given alone, its only problem")
 	fs.StringVar(&v.export, "export-table", "", "write the recorded space as a CSV table to `FILE` (with its problem and start points as # lines) and replay nothing")
+	fs.BoolVar(&v.landscape, "landscape", false, "print how the recorded space looks to a local search (rows near the optimum, local minima, steepest descent, the fitness flow graph's proportion of centrality, the start points' distance from the optimum; --json writes it) and replay nothing")
 	fs.BoolVar(&v.noStart, "no-start", false, "give the strategies no start points: each starts from random points")
 	var names []string
 	for _, n := range strategies.Names() {
@@ -79,10 +83,12 @@ type replayConfig struct {
 	Problem string // a problem of the records database DB
 	DB      string
 	Export  string
-	Run     replay.Config
-	At      []string // budgets of the extra lines, as given: counts or percentages of the table
-	JSON    string
-	Plot    string
+	// Landscape prints the recorded space's landscape instead of a replay.
+	Landscape bool
+	Run       replay.Config
+	At        []string // budgets of the extra lines, as given: counts or percentages of the table
+	JSON      string
+	Plot      string
 }
 
 func parseReplay(args []string) (*replayConfig, *flagSet, error) {
@@ -95,8 +101,12 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("no --table, --problem or --db given")
 	case v.table != "" && (v.problem != "" || v.db != ""):
 		return nil, fs, errors.New("give --table or the records (--problem, --db), not both")
+	case v.landscape && v.export != "":
+		return nil, fs, errors.New("give --landscape or --export-table, not both")
+	case v.landscape && v.plot != "":
+		return nil, fs, errors.New("--plot draws a replay; --landscape replays nothing")
 	}
-	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, JSON: v.js, Plot: v.plot,
+	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
 			Opening: strategies.OpeningSettings{Then: v.then}}}
 	if err := (strategies.Options{Opening: cfg.Run.Opening}).Check(strategies.Opening); err != nil {
@@ -196,6 +206,9 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
 		return 1
 	}
+	if cfg.Landscape {
+		return printLandscape(cfg, t, stdout, stderr)
+	}
 	if cfg.Run.Evaluations == 0 {
 		cfg.Run.Evaluations = max(20, (t.Len()+9)/10)
 	}
@@ -241,17 +254,7 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s@%d fraction=%.3f q1=%.3f q3=%.3f score=%.3f\n", r.Strategy, k, p.MedianFraction, p.Q1Fraction, p.Q3Fraction, p.Score)
 		}
 	}
-	status := 0
-	if cfg.JSON != "" {
-		data, err := json.MarshalIndent(results, "", "  ")
-		if err == nil {
-			err = os.WriteFile(cfg.JSON, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
-			status = 1
-		}
-	}
+	status := writeReplayJSON(cfg.JSON, results, stderr)
 	if cfg.Plot != "" {
 		if err := replay.WritePlot(cfg.Plot, t, results); err != nil {
 			fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
@@ -259,4 +262,35 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// printLandscape prints the table's landscape (replay.Table.Landscape): a
+// comment line of what the figures are, then one line of them; --json
+// writes them as an object.
+func printLandscape(cfg *replayConfig, t *replay.Table, stdout, stderr io.Writer) int {
+	l := t.Landscape()
+	at := max(1, int(math.Ceil(0.025*float64(t.Len()))))
+	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; moves: one parameter to the adjacent value of its range; near: at least %.2f of the optimum; random search's expected fraction after 2.5%% (%d evaluations) %.3f\n",
+		t.Name(), t.Len(), t.Failed(), t.Optimum(), replay.Near, at, t.Optimum()/t.ExpectedRandom(at))
+	fmt.Fprintf(stdout, "# near: rows near the optimum; minima: rows with no faster neighbour (near-minima: of them near); descent: share of rows whose steepest descent ends near; centrality: the near minima's share of the minima's PageRank (damping %.2f) in the fitness flow graph; start-best: the best start point's fraction; start-moves: fewest moves from a start point to a near row (-1: none)\n", replay.Damping)
+	fmt.Fprintf(stdout, "landscape near=%d minima=%d near-minima=%d descent=%.3f centrality=%.3f start-best=%.3f start-moves=%d\n",
+		l.Near, l.Minima, l.NearMinima, l.Descent, l.Centrality, l.StartBest, l.StartMoves)
+	return writeReplayJSON(cfg.JSON, l, stderr)
+}
+
+// writeReplayJSON writes v as indented JSON to file (nothing when file is
+// ""); it returns the exit status, 1 with the error on stderr.
+func writeReplayJSON(file string, v any, stderr io.Writer) int {
+	if file == "" {
+		return 0
+	}
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err == nil {
+		err = os.WriteFile(file, append(data, '\n'), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
+		return 1
+	}
+	return 0
 }

@@ -64,11 +64,34 @@ func TestReplayVerbErrors(t *testing.T) {
 		{[]string{"replay", "--table", poclTable, "-e", "10", "--at", "20"}, 2, "more than -e 10"},
 		{[]string{"replay", "--table", poclTable, "--at", "0.5x"}, 2, "--at 0.5x"},
 		{[]string{"replay", "--table", "nosuch.csv"}, 1, "nosuch.csv"},
+		{[]string{"replay", "--table", poclTable, "--landscape", "--export-table", "x.csv"}, 2, "--landscape or --export-table, not both"},
+		{[]string{"replay", "--table", poclTable, "--landscape", "--plot", "x.png"}, 2, "--landscape replays nothing"},
 	} {
 		st, _, errs := hplopt(c.args...)
 		if st != c.status || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: status %d, stderr %q; want %d and %q", c.args, st, errs, c.status, c.want)
 		}
+	}
+}
+
+// --landscape prints the table's landscape as a line of figures, and
+// --json writes them, instead of a replay.
+func TestReplayLandscape(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "l.json")
+	st, out, errs := hplopt("replay", "--table", "../testdata/replay/conv3d128-h100.csv", "--landscape", "--json", js)
+	if st != 0 {
+		t.Fatalf("status %d, stderr %s", st, errs)
+	}
+	if want := "\nlandscape near=2 minima=20 near-minima=1 descent=0.304 centrality="; !strings.Contains(out, want) || strings.Contains(out, "fraction=") {
+		t.Errorf("output lacks %q or replayed:\n%s", want, out)
+	}
+	var l map[string]any
+	data, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(data, &l)
+	}
+	if err != nil || l["near"] != 2.0 || l["start_moves"] != 3.0 || l["centrality"] == nil {
+		t.Errorf("JSON %v: %v", err, l)
 	}
 }
 

@@ -6,9 +6,11 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hplopt/hplopt/strategies"
+	"gonum.org/v1/gonum/stat"
 )
 
 // everyStrategy, everyShare, everyParallel and everyThen set what
@@ -18,6 +20,7 @@ var (
 	everyThen     = flag.String("every-then", "", "the search that takes over from the opening's (strategies.OpeningSettings.Then; \"\": genetic)")
 	everyShare    = flag.Float64("every-share", 0.1, "BenchmarkEveryTable's budget of evaluations, as a share of each table's rows")
 	everyParallel = flag.Int("every-parallel", 2, "tables BenchmarkEveryTable replays at once")
+	everyLand     = flag.Bool("every-landscape", false, "BenchmarkEveryTable also logs each table's landscape (Table.Landscape) and Kendall's tau of its figures with the score at 2.5%")
 )
 
 // BenchmarkEveryTable replays one strategy (-every-strategy, default the
@@ -40,7 +43,9 @@ var (
 //
 // (-every-share 0.25 after the package judges beating random search up to
 // a quarter of each table; -every-then model replays the default with the
-// model's rounds after its opening, strategies.OpeningSettings.Then.)
+// model's rounds after its opening, strategies.OpeningSettings.Then;
+// -every-landscape also logs each table's landscape, Table.Landscape, and
+// how its figures rank with the score at 2.5%.)
 func BenchmarkEveryTable(b *testing.B) {
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) == 0 {
@@ -144,9 +149,60 @@ func BenchmarkEveryTable(b *testing.B) {
 			b.Logf("%s (%d): %d at 0.95 after 2.5%%, %d beat random search from 20 to the budget; mean scores at 20, 2.5%%, 5%%, 10%%: %+.3f %+.3f %+.3f %+.3f", x.label, t.tables, t.at95, t.beats,
 				t.score[0]/float64(t.tables), t.score[1]/float64(t.tables), t.score[2]/float64(t.tables), t.score[3]/float64(t.tables))
 		}
+		if *everyLand {
+			at := make([][2]float64, len(rows))
+			for i, rw := range rows {
+				at[i] = [2]float64{rw.frac, rw.score[1]}
+			}
+			logLandscapes(b, tables, at, repeating)
+		}
 		b.ReportMetric(float64(all.at95), "tables@0.95")
 		b.ReportMetric(float64(all.beats), "beat-random")
 		b.ReportMetric(float64(rep.at95), "repeating@0.95")
 		b.ReportMetric(float64(rep.beats), "repeating-beat-random")
+	}
+}
+
+// logLandscapes logs each table's landscape beside the strategy's median
+// fraction and score at 2.5% (at[i]), then Kendall's tau of each
+// landscape figure with that score, over every table and over those that
+// repeat.
+func logLandscapes(b *testing.B, tables []*Table, at [][2]float64, repeating []string) {
+	b.Log("| table | rows near the optimum | local minima (near) | steepest descent ends near | centrality of the near minima | best start point | moves from a start point | median at 2.5% | score at 2.5% |")
+	b.Log("|---|---|---|---|---|---|---|---|---|")
+	const figures = 5
+	names := [figures]string{"rows near (share)", "descent", "centrality", "best start point", "moves from a start point"}
+	var all, rep [figures + 1][]float64 // the figures, then the score
+	for i, t := range tables {
+		l := t.Landscape()
+		name := filepath.Base(t.Name())
+		moves := fmt.Sprint(l.StartMoves)
+		m := float64(l.StartMoves)
+		if l.StartMoves < 0 {
+			moves, m = "none", math.MaxInt32 // farther than any
+		}
+		b.Logf("| %s | %d of %d | %d (%d) | %.3f | %.3f | %.3f | %s | %.3f | %+.3f |", name, l.Near, l.Successes, l.Minima, l.NearMinima, l.Descent, l.Centrality, l.StartBest, moves, at[i][0], at[i][1])
+		// Fewer moves is better: ranked by their negation, a positive tau
+		// means "better figure, better score" for every figure.
+		fig := [figures + 1]float64{float64(l.Near) / float64(max(1, l.Successes)), l.Descent, l.Centrality, l.StartBest, -m, at[i][1]}
+		for k, v := range fig {
+			all[k] = append(all[k], v)
+			if slices.Contains(repeating, name) {
+				rep[k] = append(rep[k], v)
+			}
+		}
+	}
+	for _, g := range []struct {
+		label string
+		v     *[figures + 1][]float64
+	}{{"every table", &all}, {"the tables that repeat", &rep}} {
+		if len(g.v[figures]) < 2 {
+			continue
+		}
+		line := fmt.Sprintf("Kendall's tau with the score at 2.5%%, %s (%d):", g.label, len(g.v[figures]))
+		for k := range figures {
+			line += fmt.Sprintf(" %s %+.2f;", names[k], stat.Kendall(g.v[k], g.v[figures], nil))
+		}
+		b.Log(strings.TrimSuffix(line, ";") + " (fewer moves counted better)")
 	}
 }
