@@ -135,6 +135,18 @@ func TestReplayRecords(t *testing.T) {
 	if results[0] != results[1] {
 		t.Errorf("replayed from the records:\n%s\nfrom the exported table:\n%s", results[0], results[1])
 	}
+	// The landscape too, but for the header's name of the space.
+	var lands [2]string
+	for i, from := range [][]string{{"--db", db, "--problem", "mxm"}, {"--table", table}} {
+		st, out, errs := hplopt(append([]string{"replay", "--landscape"}, from...)...)
+		if st != 0 || !strings.Contains(out, "\nlandscape near=") {
+			t.Fatalf("landscape %v: status %d\n%s%s", from, st, out, errs)
+		}
+		lands[i] = out[strings.LastIndex(out, "\nlandscape "):]
+	}
+	if lands[0] != lands[1] {
+		t.Errorf("landscape from the records %q, from the exported table %q", lands[0], lands[1])
+	}
 	if st, _, errs := hplopt("replay", "--db", db, "--problem", "conv2d"); st != 1 || !strings.Contains(errs, `no recorded problem has an ID starting with "conv2d" or kernel "conv2d"`) {
 		t.Errorf("replay of a problem not recorded: status %d, %s", st, errs)
 	}
