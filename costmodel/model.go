@@ -31,9 +31,14 @@ type Settings struct {
 	// strategies.OpeningSettings.Then).
 	Sample int
 	// Second is the number of points predicted fastest that are measured
-	// in the second stage's first round. Default: a twentieth of
-	// Evaluations, at least 5; 25 when Evaluations is unknown.
+	// in the second stage's first round. Default: Evaluations/Parts, at
+	// least 5; 25 when Evaluations is unknown.
 	Second int
+	// Parts is the number of parts of the budget a round measures one of
+	// when Second is not given: the rounds follow the budget when Plan
+	// learns it later as when it is given. Default 0: 20 (rounds of a
+	// twentieth).
+	Parts int
 	// Round is the number of points measured in each later round of the
 	// second stage: the model is retrained on every result so far before
 	// each round. Default Second. (Falch & Elster measure the second stage
@@ -62,10 +67,13 @@ func (s Settings) withDefaults() Settings {
 			s.Sample = max(10, s.Evaluations/5)
 		}
 	}
+	if s.Parts <= 0 {
+		s.Parts = 20
+	}
 	if s.Second <= 0 {
 		s.Second = 25
 		if s.Evaluations > 0 {
-			s.Second = max(5, s.Evaluations/20)
+			s.Second = max(5, s.Evaluations/s.Parts)
 		}
 	}
 	if s.Round <= 0 {

@@ -111,20 +111,15 @@ const (
 // continuation (OpeningSettings.Then ThenModel), for a search of
 // evaluations evaluations (0: unknown): no random sample, 3 networks of
 // 100 L-BFGS iterations each instead of 11 of 200 (about 7 times less
-// training), and rounds of a tenth of the budget (at least 5; 25 when the
-// budget is unknown, and a twentieth, the model's own, when the search
-// learns it later: autotune.Planner) instead of a twentieth. They are
+// training), and rounds of a tenth of the budget (at least 5; 25 until the
+// search learns the budget, autotune.Planner) instead of a twentieth. They are
 // those of the third variant tried in docs/replay.md ("The issue's
 // target", 3DCONV), without its random point: with them the default's
 // replay of every committed table takes 1.7 times as long as with the
 // genetic continuation (262 s against 154 s), with the model's own 13
 // times (1958 s).
 func ThenModelSettings(evaluations int) costmodel.Settings {
-	set := costmodel.Settings{Evaluations: evaluations, Sample: -1, MLP: costmodel.MLPSettings{Bags: 3, Iterations: 100}}
-	if evaluations > 0 {
-		set.Second = max(5, evaluations/10)
-	}
-	return set
+	return costmodel.Settings{Evaluations: evaluations, Sample: -1, Parts: 10, MLP: costmodel.MLPSettings{Bags: 3, Iterations: 100}}
 }
 
 // Check reports an error when opt sets what the strategy named name does

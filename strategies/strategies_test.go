@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/costmodel"
 	"github.com/hplopt/hplopt/strategies"
 )
 
@@ -395,5 +396,19 @@ func TestOpeningThenModel(t *testing.T) {
 	}
 	if err := (strategies.Options{Opening: strategies.OpeningSettings{Then: strategies.ThenGenetic}}).Check(strategies.Random); err != nil {
 		t.Errorf("Check refused the default's continuation, named, for strategy random: %v", err)
+	}
+}
+
+// The model's rounds after the opening are a tenth of the budget whether
+// the search is given it (-e) or learns it later (a time budget,
+// autotune.Planner); before it knows, 25.
+func TestThenModelRounds(t *testing.T) {
+	space := testSpace(t)
+	for _, c := range []struct{ given, planned, want int }{{300, 0, 30}, {0, 300, 30}, {0, 0, 25}, {20, 0, 5}, {0, 20, 5}} {
+		m := costmodel.New(space, autotune.NewRand(1), strategies.ThenModelSettings(c.given))
+		m.Plan(c.planned)
+		if got := m.Settings(); got.Second != c.want || got.Round != c.want {
+			t.Errorf("budget given %d, planned %d: rounds of %d and %d, want %d", c.given, c.planned, got.Second, got.Round, c.want)
+		}
 	}
 }
