@@ -41,9 +41,10 @@ type Landscape struct {
 	Descent float64 `json:"descent"`
 	// Centrality is the proportion of centrality of the minima near the
 	// optimum: their PageRank (Damping; a sink's walk jumps to a row drawn
-	// at random) over that of every local minimum. Schoonhoven et al.
-	// found it to predict how well a search does on a space: low, few of
-	// the graph's paths end near the optimum.
+	// at random) over that of every local minimum, after Schoonhoven et
+	// al.'s proportion of centrality, which they found to track how well
+	// searches do on a space: low, few of the graph's paths end near the
+	// optimum.
 	Centrality float64 `json:"centrality"`
 	// StartBest is the best start point's fraction of the optimum (0 when
 	// no start point is a successful row).
