@@ -164,9 +164,9 @@ func BenchmarkEveryTable(b *testing.B) {
 }
 
 // logLandscapes logs each table's landscape beside the strategy's median
-// fraction and score at 2.5% (at[i]), then Kendall's tau of each
-// landscape figure with that score, over every table and over those that
-// repeat.
+// fraction and score at 2.5% (at[i]), then Kendall's tau (tau-a,
+// stat.Kendall: ties neither concordant nor discordant) of each landscape
+// figure with that score, over every table and over those that repeat.
 func logLandscapes(b *testing.B, tables []*Table, at [][2]float64, repeating []string) {
 	b.Log("| table | rows near the optimum | local minima (near) | steepest descent ends near | centrality of the near minima | best start point | moves from a start point | median at 2.5% | score at 2.5% |")
 	b.Log("|---|---|---|---|---|---|---|---|---|")
