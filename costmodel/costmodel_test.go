@@ -178,3 +178,48 @@ func TestModelNoSample(t *testing.T) {
 		t.Errorf("%d evaluations, %d trainings; want 30, 5 (a random round, then five trained)", rep.Evaluations, m.Trainings())
 	}
 }
+
+// With Screen and Refill (the opening's model continuation) the model
+// learns where points fail and replaces a round's points rejected as
+// illegal by the next ones predicted fastest: here the fastest region (a
+// of 16 and more) is illegal, which a model trained on successes alone
+// does not learn, so that without them most of its proposals are
+// rejected and it is trained again after a few points measured.
+func TestModelScreenRefill(t *testing.T) {
+	s := gridSpace(t)
+	eval := autotune.EvaluatorFunc(func(ctx context.Context, p autotune.Point) autotune.Result {
+		if p.Get("a") >= 16 {
+			return autotune.Result{Outcome: autotune.Illegal}
+		}
+		return gridTime(ctx, p)
+	})
+	type outcome struct{ measured, rejected, trainings int }
+	run := func(screen, refill bool) outcome {
+		m := New(s, autotune.NewRand(3), Settings{Sample: 10, Second: 5, Round: 5, Screen: screen, Refill: refill})
+		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 40}, s, m, eval)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := outcome{measured: rep.Measured, trainings: m.Trainings()}
+		for _, e := range rep.History {
+			if e.Result.Outcome == autotune.Illegal {
+				o.rejected++
+			}
+		}
+		return o
+	}
+	plain, screen, refill, both := run(false, false), run(true, false), run(false, true), run(true, true)
+	t.Logf("measured, rejected, trainings: plain %v, screen %v, refill %v, both %v", plain, screen, refill, both)
+	if plain.rejected < 20 {
+		t.Fatalf("plain: %d rejected, the test says little", plain.rejected)
+	}
+	if screen.rejected >= plain.rejected/2 || both.rejected >= plain.rejected/2 {
+		t.Errorf("screening left %d and %d of plain's %d rejections", screen.rejected, both.rejected, plain.rejected)
+	}
+	if both.measured != 40 || both.trainings >= screen.trainings {
+		t.Errorf("both: %v; want 40 measured, fewer trainings than with screening alone (%d): the rounds refilled", both, screen.trainings)
+	}
+	if again := run(true, true); again != both {
+		t.Errorf("the same seed searched differently: %v, then %v", both, again)
+	}
+}

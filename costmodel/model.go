@@ -50,6 +50,19 @@ type Settings struct {
 	// when it is no larger, else a random sample of Pool points never
 	// measured, drawn anew for each round. Default 20000.
 	Pool int
+	// Screen trains a second network (one, of MLP's units and
+	// iterations) on every result, 1 for a success and 0 for a failure,
+	// and ranks the points it predicts to fail (below 0.5) after the
+	// others: a model trained on successes alone takes no account of
+	// where points fail, and its fastest predictions can lie there.
+	// Default false (Falch & Elster's model).
+	Screen bool
+	// Refill replaces each point of a round rejected as illegal
+	// (autotune.Illegal: nothing built) by the next point predicted
+	// fastest, so that a round measures its Second or Round points
+	// before the model is trained again. Default false: a round's
+	// rejected points are lost, as in Falch & Elster's stage.
+	Refill bool
 	// MLP controls the regressor. Default MLPSettings{}.
 	MLP MLPSettings
 	// Seeds are measured first, as part of the sample (repaired into the
@@ -97,7 +110,8 @@ const minTrain = 3
 // model retrained on all results before each (Falch & Elster's second
 // stage is one round). Failed points are left out
 // of training (Falch & Elster found that best); a point predicted fast
-// that fails is simply a failure of the second stage. With fewer than 3
+// that fails is simply a failure of the second stage, unless Screen
+// (failures learnt apart) or Refill (illegal points replaced). With fewer than 3
 // successes to train on it samples another round at random. Next returns
 // ok=false once every point was proposed.
 //
@@ -115,6 +129,10 @@ type Model struct {
 	given   Settings // as given, before the defaults
 	first   int      // points queued for the first stage
 	trained int      // rounds planned by the model
+	// spare holds the points predicted fastest after the current round's,
+	// in order, and round the keys of the round's points (Refill).
+	spare []autotune.Point
+	round map[string]bool
 }
 
 // New returns a model-guided search of space drawing from r.
@@ -157,6 +175,27 @@ func (m *Model) Trainings() int { return m.trained }
 // round when it is done.
 func (m *Model) Next() (autotune.Point, bool) { return m.next(m.plan) }
 
+// Tell records p's result; with Refill, a point of the current round
+// rejected as illegal is replaced in the round by the next point
+// predicted fastest never proposed.
+func (m *Model) Tell(p autotune.Point, r autotune.Result) {
+	m.stages.Tell(p, r)
+	if !m.set.Refill || r.Outcome != autotune.Illegal || !m.round[p.Key()] {
+		return
+	}
+	delete(m.round, p.Key())
+	for len(m.spare) > 0 {
+		q := m.spare[0]
+		m.spare = m.spare[1:]
+		if !m.seen.Seen(q) {
+			m.seen.Propose(q)
+			m.queue = append(m.queue, q)
+			m.round[q.Key()] = true
+			return
+		}
+	}
+}
+
 // Upcoming returns up to n of the points Next returns next (those of the
 // current stage or round).
 func (m *Model) Upcoming(n int) []autotune.Point { return m.upcoming(n, m.plan) }
@@ -186,10 +225,17 @@ func (m *Model) plan() bool {
 	if ok >= minTrain {
 		if best := m.predictBest(n); len(best) > 0 {
 			m.trained++
+			m.spare = best[min(n, len(best)):]
+			best = best[:min(n, len(best))]
+			m.round = map[string]bool{}
+			for _, p := range best {
+				m.round[p.Key()] = true
+			}
 			m.enqueue(best)
 			return true
 		}
 	}
+	m.spare, m.round = nil, nil
 	m.random(n)
 	return len(m.queue) > 0
 }
@@ -221,7 +267,9 @@ func poolOf(space *autotune.Space, seen *autotune.Visited, r *rand.Rand, n int) 
 }
 
 // predictBest trains the model on the successful results and returns the
-// n points of the pool predicted fastest (none if training failed).
+// n points of the pool predicted fastest (none if training failed), and
+// with Refill up to 9n more, in the order predicted, to replace the
+// round's illegal points.
 func (m *Model) predictBest(n int) []autotune.Point {
 	pool := poolOf(m.space, m.seen, m.r, m.set.Pool)
 	if len(pool) == 0 {
@@ -252,9 +300,56 @@ func (m *Model) predictBest(n int) []autotune.Point {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(pred[a], pred[b]) })
-	out := make([]autotune.Point, 0, min(n, len(order)))
-	for _, i := range order[:min(n, len(order))] {
+	if failing := m.screen(pool); failing != nil {
+		// The points predicted to fail after the others, each part in
+		// the order of predicted time.
+		slices.SortStableFunc(order, func(a, b int) int {
+			switch {
+			case failing[a] == failing[b]:
+				return 0
+			case failing[b]:
+				return -1
+			}
+			return 1
+		})
+	}
+	keep := n
+	if m.set.Refill {
+		keep = 10 * n
+	}
+	out := make([]autotune.Point, 0, min(keep, len(order)))
+	for _, i := range order[:min(keep, len(order))] {
 		out = append(out, pool[i])
+	}
+	return out
+}
+
+// screen returns, with Screen, whether a network trained on every result
+// told (1 for a success, 0 for a failure) predicts each point of pool to
+// fail (below 0.5); nil without Screen, before any failure, or when the
+// network cannot be trained.
+func (m *Model) screen(pool []autotune.Point) []bool {
+	if !m.set.Screen || !slices.ContainsFunc(m.fit, func(f float64) bool { return math.IsInf(f, 1) }) {
+		return nil
+	}
+	ok := make([]float64, len(m.fit))
+	for i, f := range m.fit {
+		if !math.IsInf(f, 1) {
+			ok[i] = 1
+		}
+	}
+	enc := newEncoder(m.space.Len(), m.data, pool)
+	set := m.set.MLP
+	set.Bags = 1
+	net := NewMLP(m.r, set)
+	if err := net.Fit(enc.all(m.data), ok); err != nil {
+		return nil
+	}
+	out := make([]bool, len(pool))
+	x := make([]float64, m.space.Len())
+	for i, p := range pool {
+		enc.encode(p, x)
+		out[i] = net.Predict(x) < 0.5
 	}
 	return out
 }

@@ -96,8 +96,9 @@ type OpeningSettings struct {
 	// Then names the search that takes over from hybrid: ThenGenetic
 	// (the genetic algorithm, as genetic, its islands' first generations
 	// the points measured, fastest first) or ThenModel (the model's
-	// rounds, ThenModelSettings, trained on every success measured, with
-	// no random sample of its own). Default "": ThenGenetic.
+	// rounds, ThenModelSettings, trained on every success measured, the
+	// failures screened, with no random sample of its own). Default "":
+	// ThenGenetic.
 	Then string
 }
 
@@ -112,14 +113,19 @@ const (
 // evaluations evaluations (0: unknown): no random sample, 3 networks of
 // 100 L-BFGS iterations each instead of 11 of 200 (about 7 times less
 // training), and rounds of a tenth of the budget (at least 5; 25 until the
-// search learns the budget, autotune.Planner) instead of a twentieth. They are
-// those of the third variant tried in docs/replay.md ("The issue's
-// target", 3DCONV), without its random point: with them the default's
-// replay of every committed table takes 1.7 times as long as with the
-// genetic continuation (262 s against 154 s), with the model's own 13
-// times (1958 s).
+// search learns the budget, autotune.Planner) instead of a twentieth. They
+// are those of the third variant tried in docs/replay.md ("The issue's
+// target", 3DCONV), without its random point, and with Screen (a network
+// trained on successes and failures ranks the points it predicts to fail
+// last) and Refill (a round's points rejected as illegal are replaced):
+// with them the default's replay of every committed table takes 2 times
+// as long as with the genetic continuation (310 s against 154 s), with
+// the model's own settings 13 times (1958 s). Live, Screen and Refill
+// took the illegal proposals of 60 s of MATMUL 4096 on an H200 from 699
+// of 903 to 290 of 635, and the variants measured from 204 to 345
+// (docs/replay/opening/live-screen/).
 func ThenModelSettings(evaluations int) costmodel.Settings {
-	return costmodel.Settings{Evaluations: evaluations, Sample: -1, Parts: 10, MLP: costmodel.MLPSettings{Bags: 3, Iterations: 100}}
+	return costmodel.Settings{Evaluations: evaluations, Sample: -1, Parts: 10, Screen: true, Refill: true, MLP: costmodel.MLPSettings{Bags: 3, Iterations: 100}}
 }
 
 // Check reports an error when opt sets what the strategy named name does
