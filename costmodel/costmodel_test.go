@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/hplopt/hplopt/autotune"
@@ -221,5 +222,47 @@ func TestModelScreenRefill(t *testing.T) {
 	}
 	if again := run(true, true); again != both {
 		t.Errorf("the same seed searched differently: %v, then %v", both, again)
+	}
+}
+
+// Likely guesses points the next round may measure, never proposed and
+// none of the current round's, and asking for them changes nothing the
+// model proposes.
+func TestModelLikely(t *testing.T) {
+	s := gridSpace(t)
+	run := func(ask bool) (keys []string, guesses int) {
+		m := New(s, autotune.NewRand(5), Settings{Sample: 10, Second: 5, Round: 5})
+		if g := m.Likely(4); len(g) != 0 {
+			t.Fatalf("guesses %v before any round", g)
+		}
+		for range 40 {
+			p, ok := m.Next()
+			if !ok {
+				t.Fatal("exhausted")
+			}
+			keys = append(keys, p.Key())
+			if ask && m.Trainings() > 0 {
+				up := map[string]bool{}
+				for _, q := range m.Upcoming(10) {
+					up[q.Key()] = true
+				}
+				for _, q := range m.Likely(4) {
+					guesses++
+					if m.seen.Seen(q) || up[q.Key()] {
+						t.Fatalf("guess %v proposed or upcoming", q)
+					}
+				}
+			}
+			m.Tell(p, gridTime(context.Background(), p))
+		}
+		return keys, guesses
+	}
+	plain, _ := run(false)
+	asked, guesses := run(true)
+	if !slices.Equal(plain, asked) {
+		t.Error("asking for guesses changed the search")
+	}
+	if guesses < 40 {
+		t.Errorf("%d guesses over the trained rounds, want at least 40", guesses)
 	}
 }

@@ -14,6 +14,7 @@ var (
 	_ autotune.Lookahead = (*Model)(nil)
 	_ autotune.Picker    = (*Model)(nil)
 	_ autotune.Planner   = (*Model)(nil)
+	_ autotune.Foresight = (*Model)(nil)
 )
 
 // Settings controls the model-guided search. The zero value gives the
@@ -116,7 +117,9 @@ const minTrain = 3
 // ok=false once every point was proposed.
 //
 // Model is a Lookahead and a Picker: the rest of the current stage's (or
-// round's) points are known in advance.
+// round's) points are known in advance. It is a Foresight too: Likely
+// guesses the next round's points from the model that chose the current
+// one.
 //
 // Cost: training the networks before each round is nearly all of it. A
 // replay of 20 searches of 162 evaluations on 3DCONV 128 (a 1626-point
@@ -174,6 +177,25 @@ func (m *Model) Trainings() int { return m.trained }
 // Next returns the next point of the current stage, planning the next
 // round when it is done.
 func (m *Model) Next() (autotune.Point, bool) { return m.next(m.plan) }
+
+// Likely returns up to n points the next round may measure: those the
+// model that chose the current round predicted fastest after the round's
+// own (and after those Refill took), never proposed, so that a live
+// search's builders build them while the round is measured and the model
+// trained (autotune.Foresight). None before the first trained round. It
+// uses no random numbers: a search is the same with or without it.
+func (m *Model) Likely(n int) []autotune.Point {
+	var out []autotune.Point
+	for _, p := range m.spare {
+		if len(out) == n {
+			break
+		}
+		if !m.seen.Seen(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // Tell records p's result; with Refill, a point of the current round
 // rejected as illegal is replaced in the round by the next point
@@ -268,8 +290,8 @@ func poolOf(space *autotune.Space, seen *autotune.Visited, r *rand.Rand, n int) 
 
 // predictBest trains the model on the successful results and returns the
 // n points of the pool predicted fastest (none if training failed), and
-// with Refill up to 9n more, in the order predicted, to replace the
-// round's illegal points.
+// up to 2n more (9n with Refill, to replace the round's illegal points),
+// in the order predicted: Likely's guesses.
 func (m *Model) predictBest(n int) []autotune.Point {
 	pool := poolOf(m.space, m.seen, m.r, m.set.Pool)
 	if len(pool) == 0 {
@@ -313,7 +335,7 @@ func (m *Model) predictBest(n int) []autotune.Point {
 			return 1
 		})
 	}
-	keep := n
+	keep := 3 * n // the round, and Likely's guesses
 	if m.set.Refill {
 		keep = 10 * n
 	}
