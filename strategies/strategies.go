@@ -121,9 +121,10 @@ const (
 // with them the default's replay of every committed table takes 2 times
 // as long as with the genetic continuation (310 s against 154 s), with
 // the model's own settings 13 times (1958 s). Live, Screen and Refill
-// took the illegal proposals of 60 s of MATMUL 4096 on an H200 from 699
-// of 903 to 290 of 635, and the variants measured from 204 to 345
-// (docs/replay/opening/live-screen/).
+// took the illegal proposals of a search of 60 s of MATMUL 4096 on an
+// H200 from 699 of 903 to 290 of 635, and the variants measured from 204
+// to 345 (docs/replay/opening/live-screen/); the genetic continuation
+// still ends ahead in most searches (docs/replay/opening/live-likely/).
 func ThenModelSettings(evaluations int) costmodel.Settings {
 	return costmodel.Settings{Evaluations: evaluations, Sample: -1, Parts: 10, Screen: true, Refill: true, MLP: costmodel.MLPSettings{Bags: 3, Iterations: 100}}
 }
