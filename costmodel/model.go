@@ -109,12 +109,12 @@ const minTrain = 3
 // every point never measured (or of Pool random ones) and measures the
 // Second predicted fastest, then goes on in rounds of Round points, the
 // model retrained on all results before each (Falch & Elster's second
-// stage is one round). Failed points are left out
-// of training (Falch & Elster found that best); a point predicted fast
-// that fails is simply a failure of the second stage, unless Screen
-// (failures learnt apart) or Refill (illegal points replaced). With fewer than 3
-// successes to train on it samples another round at random. Next returns
-// ok=false once every point was proposed.
+// stage is one round). Failed points are left out of training (Falch &
+// Elster found that best); a point predicted fast that fails is simply a
+// failure of the second stage, unless Screen (failures learnt apart) or
+// Refill (illegal points replaced). With fewer than 3 successes to train
+// on it samples another round at random. Next returns ok=false once every
+// point was proposed.
 //
 // Model is a Lookahead and a Picker: the rest of the current stage's (or
 // round's) points are known in advance. It is a Foresight too: Likely
