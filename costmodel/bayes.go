@@ -216,16 +216,7 @@ func (b *Bayes) Likely(n int) []autotune.Point {
 		}
 		g.px, g.taken = nil, nil
 	}
-	var out []autotune.Point
-	for _, p := range g.ranked {
-		if len(out) == n {
-			break
-		}
-		if !b.seen.Seen(p) {
-			out = append(out, p)
-		}
-	}
-	return out
+	return b.unproposed(g.ranked, n)
 }
 
 // plan fills the queue with the initial points or the next round; false

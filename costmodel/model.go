@@ -184,18 +184,7 @@ func (m *Model) Next() (autotune.Point, bool) { return m.next(m.plan) }
 // search's builders build them while the round is measured and the model
 // trained (autotune.Foresight). None before the first trained round. It
 // uses no random numbers: a search is the same with or without it.
-func (m *Model) Likely(n int) []autotune.Point {
-	var out []autotune.Point
-	for _, p := range m.spare {
-		if len(out) == n {
-			break
-		}
-		if !m.seen.Seen(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func (m *Model) Likely(n int) []autotune.Point { return m.unproposed(m.spare, n) }
 
 // Tell records p's result; with Refill, a point of the current round
 // rejected as illegal is replaced in the round by the next point

@@ -62,6 +62,21 @@ func (s *stages) upcoming(n int, plan func() bool) []autotune.Point {
 	return out
 }
 
+// unproposed returns up to n of ps, in order, never proposed nor told:
+// the guesses a Likely hands out.
+func (s *stages) unproposed(ps []autotune.Point, n int) []autotune.Point {
+	var out []autotune.Point
+	for _, p := range ps {
+		if len(out) == n {
+			break
+		}
+		if !s.seen.Seen(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Take removes p from the points of the current stage or round still to be
 // proposed, if it is one of them.
 func (s *stages) Take(p autotune.Point) bool {
