@@ -268,6 +268,10 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 // comment line of what the figures are, then one line of them; --json
 // writes them as an object.
 func printLandscape(cfg *replayConfig, t *replay.Table, stdout, stderr io.Writer) int {
+	if t.Failed() == t.Len() {
+		fmt.Fprintf(stderr, "hplopt replay: %s: every recorded point failed: no landscape\n", t.Name())
+		return 1
+	}
 	l := t.Landscape()
 	at := max(1, int(math.Ceil(0.025*float64(t.Len()))))
 	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; moves: one parameter to the adjacent value of its range; near: at least %.2f of the optimum; random search's expected fraction after 2.5%% (%d evaluations) %.3f\n",

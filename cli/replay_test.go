@@ -85,6 +85,13 @@ func TestReplayLandscape(t *testing.T) {
 	if want := "\nlandscape near=2 minima=20 near-minima=1 descent=0.304 centrality="; !strings.Contains(out, want) || strings.Contains(out, "fraction=") {
 		t.Errorf("output lacks %q or replayed:\n%s", want, out)
 	}
+	failed := filepath.Join(t.TempDir(), "failed.csv")
+	if err := os.WriteFile(failed, []byte("x,time_ms\n1,fail\n2,compile\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, out, errs := hplopt("replay", "--table", failed, "--landscape"); st != 1 || out != "" || !strings.Contains(errs, "every recorded point failed: no landscape") {
+		t.Errorf("a table of failures: status %d, stdout %q, stderr %q", st, out, errs)
+	}
 	var l map[string]any
 	data, err := os.ReadFile(js)
 	if err == nil {
