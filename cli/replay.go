@@ -279,6 +279,12 @@ func printLandscape(cfg *replayConfig, t *replay.Table, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "# near: rows near the optimum; minima: rows with no faster neighbour (near-minima: of them near); descent: share of rows whose steepest descent ends near; centrality: the near minima's share of the minima's PageRank (damping %.2f) in the fitness flow graph; start-best: the best start point's fraction; start-moves: fewest moves from a start point to a near row (-1: none)\n", replay.Damping)
 	fmt.Fprintf(stdout, "landscape near=%d minima=%d near-minima=%d descent=%.3f centrality=%.3f start-best=%.3f start-moves=%d\n",
 		l.Near, l.Minima, l.NearMinima, l.Descent, l.Centrality, l.StartBest, l.StartMoves)
+	if len(l.Starts) > 0 {
+		fmt.Fprintln(stdout, "# each start point (the parameters the table varies): its fraction of the optimum (0: not a successful row), where its steepest descent ends, its fewest moves to a near row")
+	}
+	for _, s := range l.Starts {
+		fmt.Fprintf(stdout, "start fraction=%.3f descent-end=%.3f moves=%d %s\n", s.Fraction, s.Descent, s.Moves, s.Point)
+	}
 	return writeReplayJSON(cfg.JSON, l, stderr)
 }
 

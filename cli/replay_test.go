@@ -82,8 +82,13 @@ func TestReplayLandscape(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("status %d, stderr %s", st, errs)
 	}
-	if want := "\nlandscape near=2 minima=20 near-minima=1 descent=0.304 centrality="; !strings.Contains(out, want) || strings.Contains(out, "fraction=") {
-		t.Errorf("output lacks %q or replayed:\n%s", want, out)
+	for _, want := range []string{"\nlandscape near=2 minima=20 near-minima=1 descent=0.304 centrality=", "\nstart fraction=0.578 descent-end=1.000 moves=3 bszx=16,lszx=2,szx=8,lszy=32,lmem=1\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\nopening fraction=") {
+		t.Errorf("replayed:\n%s", out)
 	}
 	failed := filepath.Join(t.TempDir(), "failed.csv")
 	if err := os.WriteFile(failed, []byte("x,time_ms\n1,fail\n2,compile\n"), 0o644); err != nil {
@@ -97,7 +102,7 @@ func TestReplayLandscape(t *testing.T) {
 	if err == nil {
 		err = json.Unmarshal(data, &l)
 	}
-	if err != nil || l["near"] != 2.0 || l["start_moves"] != 3.0 || l["centrality"] == nil {
+	if err != nil || l["near"] != 2.0 || l["start_moves"] != 3.0 || l["centrality"] == nil || len(l["starts"].([]any)) != 8 {
 		t.Errorf("JSON %v: %v", err, l)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/hplopt/hplopt/autotune"
 )
@@ -53,6 +54,23 @@ type Landscape struct {
 	// near the optimum, through successful rows (0: a start point is near
 	// it; -1: none reaches one, or no start point is a successful row).
 	StartMoves int `json:"start_moves"`
+	// Starts describes each start point (Table.Start), in order.
+	Starts []Start `json:"starts"`
+}
+
+// Start is one start point's place in a Landscape.
+type Start struct {
+	// Point gives the start point's values of the parameters the table
+	// varies (name=value, comma-separated).
+	Point string `json:"point"`
+	// Fraction is its fraction of the optimum (0 when it is no successful
+	// row of the table), and Descent the fraction where its steepest
+	// descent ends (0 likewise).
+	Fraction float64 `json:"fraction"`
+	Descent  float64 `json:"descent"`
+	// Moves is the fewest neighbour moves from it to a row near the
+	// optimum through successful rows (-1: none, or no successful row).
+	Moves int `json:"moves"`
 }
 
 // Landscape returns the table's landscape (Landscape). Its cost is a few
@@ -148,34 +166,79 @@ func (t *Table) Landscape() Landscape {
 		}
 	}
 	l.Centrality = good / all
-	// Breadth-first from the start points that are successful rows.
-	dist := make([]int, len(pts))
-	for i := range dist {
-		dist[i] = -1
-	}
-	var queue []int
-	for _, s := range t.start {
-		if i, ok := index[s.Key()]; ok && dist[i] < 0 {
-			dist[i] = 0
-			queue = append(queue, i)
-			l.StartBest = max(l.StartBest, opt/ms[i])
+	// Breadth-first from the start points that are successful rows, all
+	// together and each alone.
+	moves := func(from []int) int {
+		dist := make([]int, len(pts))
+		for i := range dist {
+			dist[i] = -1
 		}
-	}
-	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
-		if near(ms[i]) {
-			l.StartMoves = dist[i]
-			break
-		}
-		for _, j := range out[i] {
-			if dist[j] < 0 {
-				dist[j] = dist[i] + 1
-				queue = append(queue, j)
+		var queue []int
+		for _, i := range from {
+			if dist[i] < 0 {
+				dist[i] = 0
+				queue = append(queue, i)
 			}
 		}
+		for len(queue) > 0 {
+			i := queue[0]
+			queue = queue[1:]
+			if near(ms[i]) {
+				return dist[i]
+			}
+			for _, j := range out[i] {
+				if dist[j] < 0 {
+					dist[j] = dist[i] + 1
+					queue = append(queue, j)
+				}
+			}
+		}
+		return -1
+	}
+	var from []int
+	for _, s := range t.start {
+		st := Start{Point: t.describeVaried(s.Values()), Moves: -1}
+		if i, ok := index[s.Key()]; ok {
+			from = append(from, i)
+			st.Fraction, st.Descent, st.Moves = opt/ms[i], opt/ms[end[i]], moves([]int{i})
+			l.StartBest = max(l.StartBest, st.Fraction)
+		}
+		l.Starts = append(l.Starts, st)
+	}
+	if len(from) > 0 {
+		l.StartMoves = moves(from)
 	}
 	return l
+}
+
+// describeVaried prints the values of the parameters whose values differ
+// among the table's rows, as name=value pairs (all of them when none do).
+func (t *Table) describeVaried(vals []int) string {
+	var parts []string
+	for k, v := range vals {
+		if t.varies(k) {
+			parts = append(parts, t.describeOne(k, v))
+		}
+	}
+	if len(parts) == 0 {
+		return t.describe(vals)
+	}
+	return strings.Join(parts, ",")
+}
+
+// varies reports whether parameter k takes more than one value among the
+// table's rows.
+func (t *Table) varies(k int) bool {
+	first, seen := 0, false
+	for _, r := range t.rows {
+		switch {
+		case !seen:
+			first, seen = r.Values[k], true
+		case r.Values[k] != first:
+			return true
+		}
+	}
+	return false
 }
 
 // pageRank returns the PageRank of the graph whose node i has edges to

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -60,14 +61,24 @@ func TestLandscape(t *testing.T) {
 	want := Landscape{Rows: 5, Successes: 5, Near: 1, Minima: 2, NearMinima: 1,
 		Descent:    2.0 / 5, // from x=8 (to 16, the faster of 4 and 16) and x=16
 		Centrality: pr[4] / (pr[1] + pr[4]),
-		StartBest:  0.9 / 3, StartMoves: 4}
+		StartBest:  0.9 / 3, StartMoves: 4,
+		// x=1 descends to x=2 (1 ms, 0.9 of the optimum), 4 moves from x=16.
+		Starts: []Start{{Point: "x=1", Fraction: 0.9 / 3, Descent: 0.9, Moves: 4}}}
+	same := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 	check := func(name string, got, want Landscape) {
 		t.Helper()
-		if math.Abs(got.Centrality-want.Centrality) > 1e-9 || math.Abs(got.Descent-want.Descent) > 1e-12 || math.Abs(got.StartBest-want.StartBest) > 1e-12 {
+		if math.Abs(got.Centrality-want.Centrality) > 1e-9 || !same(got.Descent, want.Descent) || !same(got.StartBest, want.StartBest) || len(got.Starts) != len(want.Starts) {
 			t.Errorf("%s: got %+v, want %+v", name, got, want)
+			return
 		}
-		got.Centrality, got.Descent, got.StartBest = want.Centrality, want.Descent, want.StartBest
-		if got != want {
+		for i, g := range got.Starts {
+			w := want.Starts[i]
+			if g.Point != w.Point || g.Moves != w.Moves || !same(g.Fraction, w.Fraction) || !same(g.Descent, w.Descent) {
+				t.Errorf("%s: start %d is %+v, want %+v", name, i, g, w)
+			}
+		}
+		got.Centrality, got.Descent, got.StartBest, got.Starts, want.Starts = want.Centrality, want.Descent, want.StartBest, nil, nil
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %+v, want %+v", name, got, want)
 		}
 	}
@@ -78,7 +89,7 @@ func TestLandscape(t *testing.T) {
 
 	// No start point in the table: nothing to measure from.
 	noStart := want
-	noStart.StartBest, noStart.StartMoves = 0, -1
+	noStart.StartBest, noStart.StartMoves, noStart.Starts = 0, -1, nil
 	check("chain without start points", landscapeOf(t, strings.TrimPrefix(chain, "# start: x=1\n")), noStart)
 
 	// Two parameters and a failure, which is no row to move to or from:
@@ -91,10 +102,13 @@ func TestLandscape(t *testing.T) {
 	check("grid", landscapeOf(t, grid), Landscape{Rows: 6, Successes: 5, Near: 1, Minima: 2, NearMinima: 1,
 		Descent:    4.0 / 5, // all but (3,1): steepest descent goes to (2,2) from (2,1) and (3,2)
 		Centrality: pr[2] / (pr[2] + pr[3]),
-		StartBest:  1.0 / 5, StartMoves: 2})
+		StartBest:  1.0 / 5, StartMoves: 2,
+		// The failed start point first, then (1,1), which descends to
+		// the optimum two moves away.
+		Starts: []Start{{Point: "a=1,b=2", Moves: -1}, {Point: "a=1,b=1", Fraction: 1.0 / 5, Descent: 1, Moves: 2}}})
 
 	// Every row failed: no landscape, and no division by zero.
-	if got := landscapeOf(t, "x,time_ms\n1,fail\n2,fail\n"); got != (Landscape{Rows: 2, StartMoves: -1}) {
+	if got := landscapeOf(t, "x,time_ms\n1,fail\n2,fail\n"); !reflect.DeepEqual(got, Landscape{Rows: 2, StartMoves: -1}) {
 		t.Errorf("all failed: %+v", got)
 	}
 }
@@ -113,5 +127,24 @@ func TestLandscapeConv3D(t *testing.T) {
 	}
 	if n := int(math.Round(l.Descent * float64(l.Successes))); n != 475 {
 		t.Errorf("steepest descent ends near the optimum from %d rows, want 475", n)
+	}
+	// Both convolution start points descend to the optimum, 3 moves away;
+	// the fastest start point (0.742) descends to 0.858.
+	conv := 0
+	for _, s := range l.Starts {
+		switch {
+		case strings.HasPrefix(s.Point, "bszx=16,lszx=2,szx=8,"):
+			conv++
+			if s.Descent != 1 || s.Moves != 3 {
+				t.Errorf("convolution start point %+v: want descent to the optimum, 3 moves", s)
+			}
+		case s.Fraction == l.StartBest:
+			if math.Abs(s.Descent-0.858) > 5e-4 {
+				t.Errorf("the fastest start point %+v: want descent to 0.858", s)
+			}
+		}
+	}
+	if conv != 2 {
+		t.Errorf("%d convolution start points among %+v, want 2", conv, l.Starts)
 	}
 }

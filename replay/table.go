@@ -406,13 +406,18 @@ func valuesKey(vals []int) string {
 func (t *Table) describe(vals []int) string {
 	parts := make([]string, len(vals))
 	for k, v := range vals {
-		s := strconv.Itoa(v)
-		if l := t.labels[k]; l != nil && v >= 0 && v < len(l) {
-			s = l[v]
-		}
-		parts[k] = t.params[k] + "=" + s
+		parts[k] = t.describeOne(k, v)
 	}
 	return strings.Join(parts, ",")
+}
+
+// describeOne prints parameter k's value v as name=value, with its label.
+func (t *Table) describeOne(k, v int) string {
+	s := strconv.Itoa(v)
+	if l := t.labels[k]; l != nil && v >= 0 && v < len(l) {
+		s = l[v]
+	}
+	return t.params[k] + "=" + s
 }
 
 // Name returns where the table comes from.
