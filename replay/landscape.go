@@ -83,9 +83,13 @@ func (t *Table) Landscape() Landscape {
 	}
 	opt := t.valid[0]
 	near := func(ms float64) bool { return opt/ms >= Near }
-	// The successful rows, in a fixed order, and their times.
-	var pts []autotune.Point
-	var ms []float64
+	// The successful rows and their times, in the order of their values
+	// (map order would make ties in the descent vary from run to run).
+	type success struct {
+		p  autotune.Point
+		ms float64
+	}
+	var rows []success
 	for _, r := range t.rows {
 		if r.Outcome != autotune.OK {
 			continue
@@ -94,18 +98,15 @@ func (t *Table) Landscape() Landscape {
 		if err != nil {
 			continue // a row is a point of its own table's space
 		}
-		pts = append(pts, p)
-		ms = append(ms, r.Ms)
+		rows = append(rows, success{p, r.Ms})
 	}
-	order := make([]int, len(pts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return slices.Compare(pts[a].Values(), pts[b].Values()) })
-	pts, ms = permute(pts, order), permute(ms, order)
-	index := make(map[string]int, len(pts))
-	for i, p := range pts {
-		index[p.Key()] = i
+	slices.SortFunc(rows, func(a, b success) int { return slices.Compare(a.p.Values(), b.p.Values()) })
+	pts := make([]autotune.Point, len(rows))
+	ms := make([]float64, len(rows))
+	index := make(map[string]int, len(rows))
+	for i, r := range rows {
+		pts[i], ms[i] = r.p, r.ms
+		index[r.p.Key()] = i
 	}
 	// out[i]: i's successful neighbours; faster[i]: those faster than i.
 	out := make([][]int, len(pts))
@@ -196,8 +197,9 @@ func (t *Table) Landscape() Landscape {
 		return -1
 	}
 	var from []int
+	varied := t.varied()
 	for _, s := range t.start {
-		st := Start{Point: t.describeVaried(s.Values()), Moves: -1}
+		st := Start{Point: t.describeVaried(s.Values(), varied), Moves: -1}
 		if i, ok := index[s.Key()]; ok {
 			from = append(from, i)
 			st.Fraction, st.Descent, st.Moves = opt/ms[i], opt/ms[end[i]], moves([]int{i})
@@ -211,12 +213,12 @@ func (t *Table) Landscape() Landscape {
 	return l
 }
 
-// describeVaried prints the values of the parameters whose values differ
-// among the table's rows, as name=value pairs (all of them when none do).
-func (t *Table) describeVaried(vals []int) string {
+// describeVaried prints the values of the parameters varied marks, as
+// name=value pairs (all of them when it marks none).
+func (t *Table) describeVaried(vals []int, varied []bool) string {
 	var parts []string
 	for k, v := range vals {
-		if t.varies(k) {
+		if varied[k] {
 			parts = append(parts, t.describeOne(k, v))
 		}
 	}
@@ -226,19 +228,21 @@ func (t *Table) describeVaried(vals []int) string {
 	return strings.Join(parts, ",")
 }
 
-// varies reports whether parameter k takes more than one value among the
-// table's rows.
-func (t *Table) varies(k int) bool {
-	first, seen := 0, false
+// varied reports, for each parameter, whether it takes more than one
+// value among the table's rows.
+func (t *Table) varied() []bool {
+	out := make([]bool, len(t.params))
+	var first []int
 	for _, r := range t.rows {
-		switch {
-		case !seen:
-			first, seen = r.Values[k], true
-		case r.Values[k] != first:
-			return true
+		if first == nil {
+			first = r.Values
+			continue
+		}
+		for k, v := range r.Values {
+			out[k] = out[k] || v != first[k]
 		}
 	}
-	return false
+	return out
 }
 
 // pageRank returns the PageRank of the graph whose node i has edges to
@@ -279,13 +283,4 @@ func pageRank(edges [][]int, d float64) []float64 {
 		}
 	}
 	return pr
-}
-
-// permute returns xs in the order of idx.
-func permute[T any](xs []T, idx []int) []T {
-	out := make([]T, len(idx))
-	for i, j := range idx {
-		out[i] = xs[j]
-	}
-	return out
 }
