@@ -273,7 +273,7 @@ func printLandscape(cfg *replayConfig, t *replay.Table, stdout, stderr io.Writer
 		return 1
 	}
 	l := t.Landscape()
-	at := max(1, int(math.Ceil(0.025*float64(t.Len()))))
+	at, _ := budget("2.5%", t.Len()) // a valid percentage
 	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; moves: one parameter to the adjacent value of its range; near: at least %.2f of the optimum; random search's expected fraction after 2.5%% (%d evaluations) %.3f\n",
 		t.Name(), t.Len(), t.Failed(), t.Optimum(), replay.Near, at, t.Optimum()/t.ExpectedRandom(at))
 	fmt.Fprintf(stdout, "# near: rows near the optimum; minima: rows with no faster neighbour (near-minima: of them near); descent: share of rows whose steepest descent ends near; centrality: the near minima's share of the minima's PageRank (damping %.2f) in the fitness flow graph; start-best: the best start point's fraction; start-moves: fewest moves from a start point to a near row (-1: none)\n", replay.Damping)
