@@ -187,3 +187,42 @@ func TestOpeningShare(t *testing.T) {
 		}
 	}
 }
+
+// TestOpeningRejected: a point the opening proposed that is rejected as
+// Illegal is no evaluation, and the opening proposes another in its place:
+// it chooses K points evaluated (here with d=3 rejected), and the search
+// ends after MaxEvals evaluations that count.
+func TestOpeningRejected(t *testing.T) {
+	s := divSpace(t)
+	const k, evals = 6, 12
+	first := newRecorder(NewRandom(s, NewRand(1)))
+	var handedOver int // the opening's results when the second was made
+	o := NewOpening("opening", first, k, func(told []Eval) Strategy {
+		handedOver = len(told)
+		return NewRandom(s, NewRand(2))
+	})
+	ev := EvaluatorFunc(func(_ context.Context, p Point) Result {
+		if p.Get("d") == 3 {
+			return Result{Outcome: Illegal}
+		}
+		return Result{Outcome: OK, Ms: float64(p.Get("a"))}
+	})
+	rep, err := Tune(context.Background(), Settings{MaxEvals: evals}, s, o, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected, measured := 0, 0
+	for _, e := range first.told {
+		if e.Result.Outcome == Illegal {
+			rejected++
+		} else {
+			measured++
+		}
+	}
+	if rejected == 0 || measured != k || first.proposed != k+rejected || handedOver != k+rejected {
+		t.Errorf("the opening proposed %d points, %d of them rejected, %d measured, and handed over after %d results; want %d measured, the rejected ones besides", first.proposed, rejected, measured, handedOver, k)
+	}
+	if got := rep.Counted(evals); got != evals {
+		t.Errorf("%d evaluations counted, want %d", got, evals)
+	}
+}

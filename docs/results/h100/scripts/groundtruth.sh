@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -18,6 +18,8 @@
 #   $OUT/groundtruth/transpose4096-h100.csv  transpose n=4096x4096, 2256 points
 #   $OUT/groundtruth/syr2k1024-h100.csv   SYR2K n=1024x1024 k=1024, 2360 points
 #   $OUT/groundtruth/conv3d128-h100.csv   3DCONV n=128x128x128 k=5x5x5, 1626 points
+#   $OUT/groundtruth/conv3d128k3-h100.csv 3DCONV k=3x3x3, as conv3d,  1626 points
+#   $OUT/groundtruth/conv3d128k7-h100.csv 3DCONV k=7x7x7, as conv3d,  1626 points
 #   $OUT/groundtruth/jacobi2d4096-h100.csv  jacobi2d n=4096x4096, 2x2 blocks, 4272 points
 #   $OUT/groundtruth/covariance1024-h100.csv  covariance n=1024x1024 k=1024, 4x4 blocks, 2790 points
 #   $OUT/groundtruth/sepfilter4096-h100.csv   sepfilter n=4096x4096 k=33, bszx=1, 3552 points
@@ -134,6 +136,14 @@ for t in "${@:-matmul conv2d}"; do
 			record conv3d128-$dev conv3d "-n 128,128,128 -k 5,5,5" \
 				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 1626
 			;;
+		conv3d-k3)
+			record conv3d128k3-$dev conv3d "-n 128,128,128 -k 3,3,3" \
+				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 1626
+			;;
+		conv3d-k7)
+			record conv3d128k7-$dev conv3d "-n 128,128,128 -k 7,7,7" \
+				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 1626
+			;;
 		jacobi2d)
 			record jacobi2d4096-$dev jacobi2d "-n 4096,4096" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0 4272
@@ -171,7 +181,7 @@ for t in "${@:-matmul conv2d}"; do
 				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0 2112
 			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d, jacobi2d, covariance, sepfilter, stencil3d, conv1d, matmul-guard, mvt, boxfilter or fdtd-ey)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d, conv3d-k3, conv3d-k7, jacobi2d, covariance, sepfilter, stencil3d, conv1d, matmul-guard, mvt, boxfilter or fdtd-ey)" >&2
 			exit 2
 			;;
 		esac
