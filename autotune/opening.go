@@ -3,12 +3,9 @@ package autotune
 import "slices"
 
 // Opening is a search in two phases: one strategy, the opening, chooses
-// the first K points evaluated, then another, made when the opening's
-// last result is told, chooses the rest. A point the opening proposed
-// that is rejected as Illegal (nothing built) is no evaluation, as it does
-// not count against the search's budget, and the opening proposes another
-// in its place. The second is made from every result told so far (its
-// constructor may start from them, say as a first population) and is
+// the first K points, then another, made when the opening's last result is
+// told, chooses the rest. The second is made from every result told so far
+// (its constructor may start from them, say as a first population) and is
 // then told each of them, in the order they were told, so that it models
 // them and never proposes them again; Opening also never proposes a point
 // twice. Until the hand-over Upcoming returns only the opening's points
@@ -26,7 +23,7 @@ type Opening struct {
 	second   Strategy
 	told     []Eval          // the results told before the hand-over, in order
 	proposed map[string]bool // points proposed (Next or Take), either phase
-	opened   int             // points the opening proposed, less those rejected as Illegal
+	opened   int             // points the opening proposed
 	plan     int             // the budget told by Plan, 0 if none
 
 	// Share, when positive, bounds the opening by the budget Plan tells:
@@ -186,9 +183,6 @@ func (o *Opening) Tell(p Point, r Result) {
 		return
 	}
 	o.told = append(o.told, Eval{Point: p, Result: r}) // for the hand-over
-	if r.Outcome == Illegal && o.proposed[p.Key()] {
-		o.opened-- // not an evaluation: the opening proposes another
-	}
 	o.first.Tell(p, r)
 }
 

@@ -1,7 +1,6 @@
 package autotune
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -43,18 +42,6 @@ const (
 	Timeout                // the kernel ran past its time limit
 	numOutcomes
 )
-
-// ErrUnknown is wrapped by the error of an Illegal result whose outcome
-// the evaluator does not know: replay's, for a point its table does not
-// hold, which a device might have run. Nothing was built and it counts as
-// an Illegal point does, but it says nothing of the device's limits, and a
-// strategy that learns from rejections (costmodel.BayesSettings.Shrink)
-// learns nothing from it.
-var ErrUnknown = errors.New("outcome unknown")
-
-// Rejected reports whether r is a rejection the search can learn from: an
-// Illegal result whose outcome is known (not ErrUnknown).
-func Rejected(r Result) bool { return r.Outcome == Illegal && !errors.Is(r.Err, ErrUnknown) }
 
 var outcomeNames = [numOutcomes]string{"ok", "illegal", "compile", "launch", "wrong", "timeout"}
 

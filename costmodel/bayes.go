@@ -65,17 +65,6 @@ type BayesSettings struct {
 	LocalBest int
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
-	// Starts is the number of the first Seeds that are start points (the
-	// rest, their neighbours, are not), which Shrink applies to. Default
-	// 0: none.
-	Starts int
-	// Shrink names the parameters along which a start point the search
-	// rejects (autotune.Rejected: over the device's limits, say) is
-	// shrunk: for each in turn, the start point with that value moved one
-	// step down its range (repaired into the space), then on down while
-	// rejected; the points found are measured next, before the rest of
-	// the initial points (see shrink.go). Default none.
-	Shrink []string
 	// Name is the name the strategy reports (a registry entry with its
 	// own settings names itself). Default "bayes".
 	Name string
@@ -154,11 +143,6 @@ type Bayes struct {
 	// guess is what the last round's choice leaves for Likely: its last
 	// model and the pool it scored, the round's points taken.
 	guess *guess
-	// shrink maps the key of each point Shrink proposes, and of each start
-	// point, to the parameter it is shrunk along (-1: every one of Shrink).
-	shrink map[string]int
-	// rejected holds the keys of the points rejected, once Shrink acts.
-	rejected map[string]bool
 }
 
 // guess is a round's model and pool, and, once Likely asked, the pool's

@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -485,9 +486,7 @@ type Evaluator struct {
 // Evaluator returns an evaluator of the table with its clock at 0.
 func (t *Table) Evaluator() *Evaluator { return &Evaluator{t: t} }
 
-// errNotRecorded is a point's error when the table does not hold it: its
-// outcome is unknown (autotune.ErrUnknown), not a rejection by the device.
-var errNotRecorded = fmt.Errorf("replay: point not in the table (%w)", autotune.ErrUnknown)
+var errNotRecorded = errors.New("replay: point not in the table")
 
 // Evaluate returns p's recorded result.
 func (e *Evaluator) Evaluate(_ context.Context, p autotune.Point) autotune.Result {

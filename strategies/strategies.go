@@ -204,17 +204,9 @@ func hybridSettings(opt Options) costmodel.BayesSettings {
 	return costmodel.BayesSettings{Evaluations: opt.Evaluations, Seeds: opt.Seeds, Batch: 4, Local: 3, LocalBest: 2, Name: Hybrid}
 }
 
-// WorkGroup names the work-group's local sizes, as transforms names them
-// (transforms.Local; optimizer's tests check it): the parameters along
-// which the opening shrinks a start point the passes reject
-// (costmodel.BayesSettings.Shrink).
-var WorkGroup = []string{"lszx", "lszy", "lszz"}
-
 // newOpening makes the opening strategy: hybrid for
 // opt.Opening.Evaluations evaluations, its initial points the start
-// points (a start point the passes reject shrunk along WorkGroup:
-// costmodel.BayesSettings.Shrink) and opt.Opening.Neighbours of their
-// neighbours, then genetic,
+// points and opt.Opening.Neighbours of their neighbours, then genetic,
 // whose seeds are the points hybrid measured, the fastest first (failures
 // last), so that its islands' first generations are made of them and it
 // breeds from them at once.
@@ -228,12 +220,11 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 		panic(err) // a name of this package
 	}
 	set := hybridSettings(opt)
-	set.Starts, set.Shrink = len(set.Seeds), WorkGroup
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
 		}
-		set.Seeds, set.Starts = nearSeeds(space, r, opt.Seeds, near)
+		set.Seeds = nearSeeds(space, r, opt.Seeds, near)
 		set.Init = len(set.Seeds)
 	}
 	first := costmodel.NewBayes(space, r, set)
@@ -263,8 +254,8 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 // nearSeeds returns the seeds, repaired, without repeats, then up to n
 // distinct points near the seeds after the first (the first when it is
 // the only one; autotune.Space.Near), as the genetic algorithm's first
-// generation holds them; and the number of seeds among them.
-func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n int) ([]autotune.Point, int) {
+// generation holds them.
+func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n int) []autotune.Point {
 	var out []autotune.Point
 	in := map[string]bool{}
 	for _, s := range seeds {
@@ -278,7 +269,7 @@ func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n in
 	if len(from) > 1 {
 		from = from[1:]
 	}
-	return append(out, space.Near(r, from, n, func(key string) bool { return in[key] })...), len(out)
+	return append(out, space.Near(r, from, n, func(key string) bool { return in[key] })...)
 }
 
 func init() {
@@ -296,7 +287,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid chooses the first %d evaluations, at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points (one the passes reject shrunk along its local sizes, one step at a time, until accepted) and %d of their neighbours (as genetic's first generation) instead of random points; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningNeighbours), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid chooses the first %d evaluations, at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points and %d of their neighbours (as genetic's first generation) instead of random points; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningNeighbours), newOpening})
 }
 
 // All returns the registered strategies, the default first.
