@@ -310,20 +310,18 @@ func (m *Model) predictBest(n int) []autotune.Point {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(pred[a], pred[b]) })
-	if failing := m.screen(pool); failing != nil {
-		// The points predicted to fail after the others, each part in
-		// the order of predicted time.
-		slices.SortStableFunc(order, func(a, b int) int {
-			switch {
-			case failing[a] == failing[b]:
-				return 0
-			case failing[b]:
-				return -1
+	// In the order of predicted time, with Screen the points predicted to
+	// fail after the others.
+	failing := m.screen(pool)
+	slices.SortStableFunc(order, func(a, b int) int {
+		if failing != nil && failing[a] != failing[b] {
+			if failing[a] {
+				return 1
 			}
-			return 1
-		})
-	}
+			return -1
+		}
+		return cmpFloat(pred[a], pred[b])
+	})
 	keep := 3 * n // the round, and Likely's guesses
 	if m.set.Refill {
 		keep = 10 * n
