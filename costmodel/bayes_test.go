@@ -149,9 +149,8 @@ func TestBayesPlanSeedsBatch(t *testing.T) {
 	}
 
 	b = NewBayes(s, autotune.NewRand(2), BayesSettings{Init: 8, Batch: 4})
-	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 8}, s, b, autotune.EvaluatorFunc(gridTime))
-	if err != nil || rep.Evaluations != 8 {
-		t.Fatalf("%v, %d evaluations", err, rep.Evaluations)
+	if rep := tuneGrid(t, s, b, 8); rep.Evaluations != 8 {
+		t.Fatalf("%d evaluations, want 8", rep.Evaluations)
 	}
 	p, ok := b.Next()
 	if !ok {

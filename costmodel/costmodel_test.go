@@ -65,6 +65,16 @@ func gridTime(_ context.Context, p autotune.Point) autotune.Result {
 	return autotune.Result{Outcome: autotune.OK, Ms: math.Exp(0.3*(a-4)*(a-4) + 0.2*(b-2)*(b-2) + 0.1*math.Abs(c-3) + 0.05*a*b)}
 }
 
+// tuneGrid runs st on gridTime for evals evaluations.
+func tuneGrid(t testing.TB, s *autotune.Space, st autotune.Strategy, evals int) *autotune.Report {
+	t.Helper()
+	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: evals}, s, st, autotune.EvaluatorFunc(gridTime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 // With a budget of 40 evaluations (12% of the space), the model finds the
 // optimum in at least 7 of 8 seeds, more often than random search, and it
 // plans its stages from the budget.
@@ -104,10 +114,7 @@ func TestModelBeatsRandom(t *testing.T) {
 func TestModelRounds(t *testing.T) {
 	s := gridSpace(t)
 	m := New(s, autotune.NewRand(1), Settings{Sample: 10, Second: 5, Round: 5})
-	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 30}, s, m, autotune.EvaluatorFunc(gridTime))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := tuneGrid(t, s, m, 30)
 	if rep.Evaluations != 30 || m.Trainings() != 4 {
 		t.Errorf("%d evaluations, %d trainings; want 30, 4", rep.Evaluations, m.Trainings())
 	}
@@ -171,10 +178,7 @@ func TestModelNoSample(t *testing.T) {
 	// Without results told, its first round is random (too few to train
 	// on), and it keeps the budget.
 	m = New(s, autotune.NewRand(1), Settings{Sample: -1, Second: 5, Round: 5})
-	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 30}, s, m, autotune.EvaluatorFunc(gridTime))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := tuneGrid(t, s, m, 30)
 	if rep.Evaluations != 30 || m.Trainings() != 5 {
 		t.Errorf("%d evaluations, %d trainings; want 30, 5 (a random round, then five trained)", rep.Evaluations, m.Trainings())
 	}

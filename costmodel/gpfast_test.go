@@ -1,7 +1,6 @@
 package costmodel
 
 import (
-	"context"
 	"math"
 	"testing"
 
@@ -99,11 +98,7 @@ func TestBayesWorkersDeterministic(t *testing.T) {
 	run := func(w int, set BayesSettings) []autotune.Eval {
 		workers = w
 		b := NewBayes(s, autotune.NewRand(5), set)
-		rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: 70}, s, b, autotune.EvaluatorFunc(gridTime))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.History
+		return tuneGrid(t, s, b, 70).History
 	}
 	for _, set := range []BayesSettings{
 		{MaxTrain: 30, Refit: 7},

@@ -41,15 +41,7 @@ func rankOracle(t *testing.T, n int, edges map[int][]int, d float64) []float64 {
 
 func landscapeOf(t *testing.T, table string) Landscape {
 	t.Helper()
-	c, err := ReadCSV(strings.NewReader(table), "t.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := Load(c, "t.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tb.Landscape()
+	return tableOf(t, "t.csv", table).Landscape()
 }
 
 func TestLandscape(t *testing.T) {

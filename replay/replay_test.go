@@ -39,11 +39,17 @@ func synthetic(t testing.TB) *Table {
 			}
 		}
 	}
-	c, err := ReadCSV(strings.NewReader(b.String()), "synthetic")
+	return tableOf(t, "synthetic", b.String())
+}
+
+// tableOf reads and loads the CSV table text, named name.
+func tableOf(t testing.TB, name, text string) *Table {
+	t.Helper()
+	c, err := ReadCSV(strings.NewReader(text), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := Load(c, "synthetic")
+	tab, err := Load(c, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,14 +612,7 @@ func TestBeatsRandomWhereRandomFindsTheOptimum(t *testing.T) {
 	// Four successful rows of six; the start point a=6 is the optimum,
 	// which bayes measures first, and exhaustive's last.
 	const table = "# start: a=6\na,time_ms\n1,3\n2,fail\n3,2\n4,fail\n5,4\n6,1\n"
-	c, err := ReadCSV(strings.NewReader(table), "tie")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := Load(c, "tie")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := tableOf(t, "tie", table)
 	if tab.ExpectedRandom(3) <= tab.Optimum() || tab.ExpectedRandom(4) != tab.Optimum() {
 		t.Fatalf("random search's expected best after 3 and 4 evaluations: %v, %v; optimum %v", tab.ExpectedRandom(3), tab.ExpectedRandom(4), tab.Optimum())
 	}
