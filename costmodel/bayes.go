@@ -63,6 +63,10 @@ type BayesSettings struct {
 	// LocalBest is the number of the fastest points measured whose
 	// neighbours Local chooses among. Default 3.
 	LocalBest int
+	// Minima has Local choose among the neighbours of the LocalBest
+	// fastest measured local minima (successes no measured neighbour of
+	// which is faster) before other points: each a different basin.
+	Minima bool
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
 	// Name is the name the strategy reports (a registry entry with its
@@ -354,6 +358,9 @@ func (b *Bayes) neighbourhood() []autotune.Point {
 		}
 	}
 	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
+	if b.set.Minima {
+		idx = b.minimaFirst(idx, b.set.LocalBest)
+	}
 	var out []autotune.Point
 	keys := map[string]bool{}
 	for _, i := range idx[:min(len(idx), b.set.LocalBest)] {
@@ -365,6 +372,36 @@ func (b *Bayes) neighbourhood() []autotune.Point {
 		}
 	}
 	return out
+}
+
+// minimaFirst returns idx (successes, fastest first) with its n fastest
+// local minima of the points measured first, the rest in their order. It
+// looks no further than the n-th minimum (the fastest point is one).
+func (b *Bayes) minimaFirst(idx []int, n int) []int {
+	fit := make(map[string]float64, len(idx))
+	for _, i := range idx {
+		fit[b.data[i].Key()] = b.fit[i]
+	}
+	var minima, rest []int
+	for j, i := range idx {
+		if len(minima) == n {
+			rest = append(rest, idx[j:]...)
+			break
+		}
+		local := true
+		for _, q := range b.space.Neighbours(b.data[i]) {
+			if f, ok := fit[q.Key()]; ok && f < b.fit[i] {
+				local = false
+				break
+			}
+		}
+		if local {
+			minima = append(minima, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	return append(minima, rest...)
 }
 
 // expectedImprovement is E[max(best - f, 0)] for f ~ N(mean, sd²).

@@ -216,3 +216,62 @@ func TestBayesLocal(t *testing.T) {
 		}
 	}
 }
+
+// With Minima, the local points are the neighbours of the fastest point
+// and of the fastest other local minimum of the points measured (a slower
+// basin far away), not of the fastest point's slower neighbour; without
+// it, of the two fastest points.
+func TestBayesMinima(t *testing.T) {
+	s := gridSpace(t)
+	pt := func(a, b, c int) autotune.Point {
+		p, err := s.PointOf(map[string]int{"a": a, "b": b, "c": c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	best, next, far := pt(2, 2, 2), pt(2, 4, 2), pt(32, 32, 32)
+	told := []struct {
+		p  autotune.Point
+		ms float64
+	}{{best, 1}, {next, 1.1}, {far, 2}, {pt(64, 64, 64), 0}}
+	for _, minima := range []bool{false, true} {
+		b := NewBayes(s, autotune.NewRand(1), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Minima: minima})
+		for _, e := range told {
+			r := autotune.Result{Outcome: autotune.OK, Ms: e.ms}
+			if e.ms == 0 {
+				r = autotune.Result{Outcome: autotune.Launch} // a failure is no minimum
+			}
+			b.Tell(e.p, r)
+		}
+		local := map[string]bool{}
+		for _, q := range b.neighbourhood() {
+			local[q.Key()] = true
+		}
+		for _, c := range []struct {
+			of   autotune.Point
+			want bool
+		}{{best, true}, {next, !minima}, {far, minima}} {
+			for _, q := range s.Neighbours(c.of) {
+				if q.Key() == best.Key() || q.Key() == next.Key() {
+					continue // measured
+				}
+				switch {
+				case c.want && !local[q.Key()]:
+					t.Errorf("minima=%v: %v, a neighbour of %v, not among the local points", minima, q, c.of)
+				case !c.want && local[q.Key()] && !isNeighbour(s, q, best):
+					t.Errorf("minima=%v: %v, a neighbour of %v only, among the local points", minima, q, c.of)
+				}
+			}
+		}
+	}
+}
+
+func isNeighbour(s *autotune.Space, q, of autotune.Point) bool {
+	for _, n := range s.Neighbours(of) {
+		if n.Key() == q.Key() {
+			return true
+		}
+	}
+	return false
+}

@@ -542,11 +542,15 @@ func repeatingTables(t testing.TB) []string {
 
 // misses are the repeating tables on which the default does not reach 0.95
 // of the optimum after 2.5% of the table (docs/replay.md, "The issue's
-// target"): the issue's target is not met there yet.
-var misses = map[string]string{
-	"conv3d128-h100.csv":   "0.912 at 41 evaluations, where no strategy reaches 0.95 (bayes and hybrid 0.912 too); the optimum (bszx=8, lszx=4, szx=16, lszy=32, lmem=1) is next to points the default measures at 0.47 and 0.64 of it",
-	"conv3d128-h200.csv":   "0.911 at 41 evaluations: the same subspace on the H200, whose fractions of the optimum are the H100's (their correlation 0.999) and whose optimum is the same point",
-	"conv3d128k7-h200.csv": "0.639 at 41 evaluations, held out (recorded after the default was chosen): the 3DCONV subspace with a 7x7x7 filter, 2 rows within 5% of the optimum, three of its eight start points over the device's limits and the best at 0.628",
+// target"): the issue's target is not met there yet. Each holds the median
+// fraction the default reaches there now, which it must not fall below.
+var misses = map[string]struct {
+	median float64
+	why    string
+}{
+	"conv3d128-h100.csv":   {0.914, "0.914 at 41 evaluations, where no strategy reaches 0.95 (bayes and hybrid 0.912); the optimum (bszx=8, lszx=4, szx=16, lszy=32, lmem=1) is two moves of szx from the minimum the default ends at (0.914), through a point at 0.876"},
+	"conv3d128-h200.csv":   {0.921, "0.921 at 41 evaluations: the same subspace on the H200, whose fractions of the optimum are the H100's (their correlation 0.999) and whose optimum is the same point"},
+	"conv3d128k7-h200.csv": {0.832, "0.832 at 41 evaluations, held out (recorded after the default was chosen): the 3DCONV subspace with a 7x7x7 filter, 2 rows within 5% of the optimum, three of its eight start points over the device's limits and the best at 0.628, whose basin ends at 0.639"},
 }
 
 // TestDefaultOnRepeatingTables: the default strategy, replayed as
@@ -590,11 +594,13 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 			}
 			r := rs[0]
 			got := r.At(at).MedianFraction
-			switch why, miss := misses[file]; {
+			switch m, miss := misses[file]; {
 			case miss && got >= 0.95:
 				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum; the target is met now: take the table out of misses", strategies.Default, at, got)
+			case miss && got < m.median-5e-4:
+				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum, below the %.3f it reached (%s)", strategies.Default, at, got, m.median, m.why)
 			case miss:
-				t.Logf("a known miss: %s", why)
+				t.Logf("a known miss: %s", m.why)
 			case got < 0.95:
 				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum, want at least 0.95", strategies.Default, at, got)
 			}
