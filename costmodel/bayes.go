@@ -64,8 +64,12 @@ type BayesSettings struct {
 	// neighbours Local chooses among. Default 3.
 	LocalBest int
 	// Minima has Local choose among the neighbours of the LocalBest
-	// fastest measured local minima (successes no measured neighbour of
-	// which is faster) before other points: each a different basin.
+	// fastest local minima of the points measured (successes no measured
+	// neighbour of which is faster; the fastest point is one), each the
+	// bottom of its own basin among the points measured, instead of the LocalBest fastest points, which
+	// after a few rounds are the fastest and its own slower neighbours.
+	// Fewer minima than LocalBest are made up with the fastest other
+	// points. Default false.
 	Minima bool
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
