@@ -66,10 +66,10 @@ type BayesSettings struct {
 	// Minima has Local choose among the neighbours of the LocalBest
 	// fastest local minima of the points measured (successes no measured
 	// neighbour of which is faster; the fastest point is one), each the
-	// bottom of its own basin among the points measured, instead of the LocalBest fastest points, which
-	// after a few rounds are the fastest and its own slower neighbours.
-	// Fewer minima than LocalBest are made up with the fastest other
-	// points. Default false.
+	// bottom of its own basin among the points measured, instead of the
+	// LocalBest fastest points, which after a few rounds are the fastest
+	// and its own slower neighbours. Fewer minima than LocalBest are made
+	// up with the fastest other points. Default false.
 	Minima bool
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
@@ -362,12 +362,9 @@ func (b *Bayes) neighbourhood() []autotune.Point {
 		}
 	}
 	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
-	if b.set.Minima {
-		idx = b.minimaFirst(idx, b.set.LocalBest)
-	}
 	var out []autotune.Point
 	keys := map[string]bool{}
-	for _, i := range idx[:min(len(idx), b.set.LocalBest)] {
+	for _, i := range b.centres(idx) {
 		for _, q := range b.space.Neighbours(b.data[i]) {
 			if k := q.Key(); !keys[k] && !b.seen.Seen(q) {
 				keys[k] = true
@@ -378,34 +375,37 @@ func (b *Bayes) neighbourhood() []autotune.Point {
 	return out
 }
 
-// minimaFirst returns idx (successes, fastest first) with its n fastest
-// local minima of the points measured first, the rest in their order. It
-// looks no further than the n-th minimum (the fastest point is one).
-func (b *Bayes) minimaFirst(idx []int, n int) []int {
-	fit := make(map[string]float64, len(idx))
-	for _, i := range idx {
-		fit[b.data[i].Key()] = b.fit[i]
+// centres returns the points (indices of data) whose neighbours Local
+// chooses among: the LocalBest first of idx (the successes, fastest
+// first), or with Minima the LocalBest fastest local minima of the points
+// measured, made up with the fastest others when there are fewer.
+func (b *Bayes) centres(idx []int) []int {
+	n := min(len(idx), b.set.LocalBest)
+	if !b.set.Minima {
+		return idx[:n]
 	}
-	var minima, rest []int
-	for j, i := range idx {
+	var minima, others []int
+	for _, i := range idx {
 		if len(minima) == n {
-			rest = append(rest, idx[j:]...)
 			break
 		}
-		local := true
-		for _, q := range b.space.Neighbours(b.data[i]) {
-			if f, ok := fit[q.Key()]; ok && f < b.fit[i] {
-				local = false
-				break
-			}
-		}
-		if local {
+		if b.localMinimum(i) {
 			minima = append(minima, i)
-		} else {
-			rest = append(rest, i)
+		} else if len(others) < n {
+			others = append(others, i)
 		}
 	}
-	return append(minima, rest...)
+	return append(minima, others[:n-len(minima)]...)
+}
+
+// localMinimum reports whether no measured neighbour of data[i] is faster.
+func (b *Bayes) localMinimum(i int) bool {
+	for _, q := range b.space.Neighbours(b.data[i]) {
+		if f, told := b.seen.Fitness(q); told && f < b.fit[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // expectedImprovement is E[max(best - f, 0)] for f ~ N(mean, sd²).

@@ -38,9 +38,10 @@ for c in "${cases[@]}"; do
 				continue
 			fi
 			start=$(date +%s)
-			# shellcheck disable=SC2086
 			env=()
+			# shellcheck disable=SC2206
 			[ "$b" = old ] && env=(${OLDENV:?set OLDENV})
+			# shellcheck disable=SC2086
 			timeout 150 env "${env[@]}" "$B/hplopt" $args -d "$DEV" -s opening -e "$E" -t "$T" --seed "$seed" --no-db \
 				--json "$OUT/live/$name-$b-$seed.json" > "$OUT/live/$name-$b-$seed.txt" 2>&1
 			echo "$name $b seed $seed: $(($(date +%s) - start)) s: $(grep -E '^best' "$OUT/live/$name-$b-$seed.txt" | head -1)" | tee -a "$OUT/live/times.txt"
