@@ -1,0 +1,36 @@
+#!/bin/bash
+# Replays one strategy (default opening) again on every table with an
+# every-strategy output under docs/replay (TABLE.txt, .json, .png), with
+# the command on the output's first line, and splices it in
+# (docs/replay/splice.go): for when only that strategy's code changed
+# since the outputs were made. Run from the repository root, with hplopt
+# built (HPLOPT=path, default hplopt on the PATH); TABLES limits it to
+# some tables (names without .txt). The other strategies' lines are left
+# as they are: check one table against a full replay first.
+set -euo pipefail
+strategy=${STRATEGY:-opening}
+hplopt=${HPLOPT:-hplopt}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for f in docs/replay/*.txt; do
+	t=$(basename "$f" .txt)
+	if [ -n "${TABLES:-}" ] && ! [[ " $TABLES " == *" $t "* ]]; then
+		continue
+	fi
+	first=$(head -1 "$f")
+	case "$first" in
+	'$ hplopt replay '*) ;;
+	*) continue ;; # not a replay output (times.txt, ...)
+	esac
+	[ -f "docs/replay/$t.json" ] || continue
+	args=${first#\$ hplopt replay }
+	table=$(sed -E 's/.*--table ([^ ]+).*/\1/' <<<"$args")
+	# shellcheck disable=SC2001 # a regular expression, not a substitution
+	args=$(sed -E 's/ --json [^ ]+//; s/ --plot [^ ]+//' <<<"$args")
+	case " $args " in *" -s "*) echo "$t: its command names strategies, left out" >&2; continue ;; esac
+	start=$(date +%s)
+	# shellcheck disable=SC2086 # the command's own words
+	"$hplopt" replay $args -s "$strategy" --json "$tmp/$t.json" >"$tmp/$t.txt"
+	go run docs/replay/splice.go "$table" "docs/replay/$t" "$tmp/$t"
+	echo "$t: $(($(date +%s) - start)) s"
+done
