@@ -30,6 +30,80 @@ func TestNeighbours(t *testing.T) {
 	}
 }
 
+// blockSpace is Table 2's x dimension in small: the points per work-item
+// bsz, the work-group lsz (up to the blocks, 16/bsz) and the work-items sz
+// (those that give each one 1, 2 or 4 blocks, multiples of lsz), and a
+// parameter v whose range depends on none.
+func blockSpace(t *testing.T) *Space {
+	t.Helper()
+	s, err := NewSpace(
+		Param{Name: "bsz", Range: func(Point) []int { return []int{1, 2, 4} }},
+		Param{Name: "lsz", Deps: []string{"bsz"}, Range: func(p Point) []int {
+			var r []int
+			for l := 1; l <= 16/p.Get("bsz"); l *= 2 {
+				r = append(r, l)
+			}
+			return r
+		}},
+		Param{Name: "sz", Deps: []string{"bsz", "lsz"}, Range: func(p Point) []int {
+			blocks, l := 16/p.Get("bsz"), p.Get("lsz")
+			var r []int
+			for _, k := range []int{4, 2, 1} {
+				if w := (blocks/k + l - 1) / l * l; len(r) == 0 || w != r[len(r)-1] {
+					r = append(r, w)
+				}
+			}
+			return r
+		}},
+		Param{Name: "v", Range: func(Point) []int { return []int{0, 1} }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestAnchored(t *testing.T) {
+	s := blockSpace(t)
+	for _, c := range []struct {
+		p    []int
+		want []string
+		why  string
+	}{
+		// bsz=2: 8 blocks, lsz in {1, 2, 4, 8}; lsz=2: sz in {2, 4, 8}.
+		{[]int{2, 2, 8, 0}, []string{"1,2,16,0"}, "bsz 1 (16 blocks): lsz=2, not the top of its range, kept; sz in {4, 8, 16}: sz=8 was the top, so 16 (Neighbours keeps 8). bsz 4 (4 blocks): sz repaired to 4, the top, as by Neighbours; lsz moves leave sz's top 8: only neighbours"},
+		{[]int{2, 8, 8, 0}, []string{"1,16,16,0"}, "bsz 1: lsz=8 was the top of {1, 2, 4, 8}, so 16 of {1, ..., 16}, and sz the top of {16} (Neighbours keeps lsz=8 and sz=8)"},
+		{[]int{2, 2, 4, 1}, nil, "sz=4 is not the top of {2, 4, 8} nor lsz=2 of {1, 2, 4, 8}: no move keeps a top"},
+	} {
+		p, err := s.FromValues(c.p)
+		if err != nil || !s.Contains(p) {
+			t.Fatalf("%v not in the space (%v)", p, err)
+		}
+		near := map[string]bool{}
+		for _, q := range s.Neighbours(p) {
+			near[q.Key()] = true
+		}
+		got := map[string]bool{}
+		for _, q := range s.Anchored(p) {
+			if !s.Contains(q) {
+				t.Errorf("anchored move %v of %v not in the space", q, p)
+			}
+			if near[q.Key()] || q.Key() == p.Key() {
+				t.Errorf("anchored move %v is %v or a neighbour of it", q, p)
+			}
+			got[q.Key()] = true
+		}
+		for _, k := range c.want {
+			if !got[k] {
+				t.Errorf("missing anchored move %s of %v (%s); got %v", k, p, c.why, got)
+			}
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("anchored moves of %v: %v, want %v (%s)", p, got, c.want, c.why)
+		}
+	}
+}
+
 func TestAnnealingTemperature(t *testing.T) {
 	s := divSpace(t)
 	a := NewAnnealing(s, NewRand(1), AnnealingSettings{Temperature: 2, Horizon: 10})

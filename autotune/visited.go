@@ -130,6 +130,53 @@ func (s *Space) Neighbours(p Point) []Point {
 	return out
 }
 
+// Anchored returns the anchored moves of p: each move of Neighbours (one
+// parameter to the value before or after it in its range) in which every
+// later parameter at the top of its range, when the move changes that
+// range, stays at its top instead of keeping its value, the others
+// repaired into the space (Space.Repair). Where a range is defined relative
+// to another parameter (Table 2's sz_d: the work-items that give each one
+// 1, 2, 4, ... blocks, the top one block per work-item; lsz_d: up to the
+// blocks along d), this keeps what the top means (one block per
+// work-item; a work-group as wide as the blocks) where Neighbours keeps
+// the number. They are distinct, in parameter order, and exclude p and
+// the points Neighbours returns.
+func (s *Space) Anchored(p Point) []Point {
+	near := s.Neighbours(p)
+	seen := make(map[string]bool, len(near)+1)
+	seen[p.Key()] = true
+	for _, q := range near {
+		seen[q.Key()] = true
+	}
+	var out []Point
+	for k := 0; k < p.Len() && k < s.Len(); k++ {
+		r := s.Range(k, p)
+		i := slices.Index(r, p.Value(k))
+		if i < 0 {
+			continue
+		}
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(r) {
+				continue
+			}
+			q := p.With(k, r[j])
+			for m := k + 1; m < s.Len(); m++ {
+				was, now := s.Range(m, p), s.Range(m, q)
+				if len(was) == 0 || was[len(was)-1] != p.Value(m) || len(now) == 0 || slices.Equal(was, now) {
+					continue
+				}
+				q = q.With(m, now[len(now)-1])
+			}
+			q = s.Repair(q)
+			if key := q.Key(); !seen[key] && s.Contains(q) {
+				seen[key] = true
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
 // Near returns up to n distinct points of the space near the seeds, each
 // one of seeds (in turn) with one parameter, drawn from r, moved to the
 // value next to its own in its range (up or down, drawn from r), repaired;

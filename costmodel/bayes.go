@@ -71,6 +71,16 @@ type BayesSettings struct {
 	// and its own slower neighbours. Fewer minima than LocalBest are made
 	// up with the fastest other points. Default false.
 	Minima bool
+	// Anchored has the first of Local's points each round chosen among
+	// the anchored moves (autotune.Space.Anchored) of the points whose
+	// neighbours Local chooses among, never proposed, by the same expected
+	// improvement, while there are any: moves of one parameter in which a
+	// later parameter at the top of its range stays at the top when the
+	// move changes its range (a work-item's one block along x stays one
+	// block when the blocks grow). They change several parameters at once,
+	// so the model, fitted with one length scale, rarely ranks them above
+	// the plain neighbours. Default false.
+	Anchored bool
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
 	// Name is the name the strategy reports (a registry entry with its
@@ -148,6 +158,9 @@ type Bayes struct {
 	// the grid beyond MaxTrain/2 results, when len(data) was gridAt.
 	hyper  *GP
 	gridAt int
+	// anchored is how many of the last neighbourhood's first points are
+	// anchored moves (Anchored).
+	anchored int
 	// guess is what the last round's choice leaves for Likely: its last
 	// model and the pool it scored, the round's points taken.
 	guess *guess
@@ -325,6 +338,9 @@ func (b *Bayes) acquire() []autotune.Point {
 		cand := px
 		if len(out) < b.set.Local && len(out) < len(local) {
 			cand = px[:len(local)]
+			if len(out) == 0 && b.anchored > 0 {
+				cand = px[:b.anchored]
+			}
 		}
 		pick, pickMean := gp.argmaxEI(cand, taken, slices.Min(y)-b.set.Xi)
 		if pick < 0 {
@@ -350,8 +366,10 @@ func (b *Bayes) acquire() []autotune.Point {
 }
 
 // neighbourhood returns the neighbours never proposed nor measured of the
-// LocalBest fastest points measured (none when Local is 0).
+// LocalBest fastest points measured (none when Local is 0), with Anchored
+// their anchored moves first (b.anchored of them).
 func (b *Bayes) neighbourhood() []autotune.Point {
+	b.anchored = 0
 	if b.set.Local == 0 {
 		return nil
 	}
@@ -364,13 +382,23 @@ func (b *Bayes) neighbourhood() []autotune.Point {
 	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
 	var out []autotune.Point
 	keys := map[string]bool{}
-	for _, i := range b.centres(idx) {
-		for _, q := range b.space.Neighbours(b.data[i]) {
+	add := func(ps []autotune.Point) {
+		for _, q := range ps {
 			if k := q.Key(); !keys[k] && !b.seen.Seen(q) {
 				keys[k] = true
 				out = append(out, q)
 			}
 		}
+	}
+	centres := b.centres(idx)
+	if b.set.Anchored {
+		for _, i := range centres {
+			add(b.space.Anchored(b.data[i]))
+		}
+		b.anchored = len(out)
+	}
+	for _, i := range centres {
+		add(b.space.Neighbours(b.data[i]))
 	}
 	return out
 }

@@ -275,3 +275,61 @@ func isNeighbour(s *autotune.Space, q, of autotune.Point) bool {
 	}
 	return false
 }
+
+// TestBayesAnchored checks that with Anchored the first point of a round
+// is an anchored move of a point whose neighbours Local chooses among
+// (b's range, up to 64/a, depends on a), the other local points
+// neighbours, and that without it the anchored moves are no candidates of
+// their own.
+func TestBayesAnchored(t *testing.T) {
+	s, err := autotune.NewSpace(
+		autotune.Param{Name: "a", Range: func(autotune.Point) []int { return []int{1, 2, 4, 8} }},
+		autotune.Param{Name: "b", Deps: []string{"a"}, Range: func(p autotune.Point) []int {
+			var r []int
+			for v := 1; v <= 64/p.Get("a"); v *= 2 {
+				r = append(r, v)
+			}
+			return r
+		}},
+		autotune.Param{Name: "c", Range: func(autotune.Point) []int { return []int{1, 2, 4, 8} }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, anchored := range []bool{false, true} {
+		b := NewBayes(s, autotune.NewRand(1), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Minima: true, Anchored: anchored})
+		// The fastest, its slower neighbour, another minimum, slow points.
+		for i, v := range [][]int{{2, 32, 2}, {2, 16, 2}, {8, 2, 1}, {1, 1, 1}, {8, 8, 8}, {1, 64, 8}} {
+			p, err := s.FromValues(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: float64(1 + i)})
+		}
+		round := b.acquire()
+		if len(round) != 4 {
+			t.Fatalf("anchored=%v: a round of %d points, want 4", anchored, len(round))
+		}
+		moves, near := map[string]bool{}, map[string]bool{}
+		for _, v := range [][]int{{2, 32, 2}, {8, 2, 1}} { // the centres
+			p, _ := s.FromValues(v)
+			for _, q := range s.Anchored(p) {
+				moves[q.Key()] = true
+			}
+			for _, q := range s.Neighbours(p) {
+				near[q.Key()] = true
+			}
+		}
+		if anchored != moves[round[0].Key()] {
+			t.Errorf("anchored=%v: the round's first point %v is an anchored move: %v", anchored, round[0], moves[round[0].Key()])
+		}
+		if anchored && b.anchored == 0 {
+			t.Errorf("anchored: no anchored move among the local candidates")
+		}
+		for _, q := range round[1:3] {
+			if !near[q.Key()] && !moves[q.Key()] {
+				t.Errorf("anchored=%v: local point %v is neither a neighbour nor an anchored move of the centres", anchored, q)
+			}
+		}
+	}
+}

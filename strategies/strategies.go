@@ -207,7 +207,8 @@ func hybridSettings(opt Options) costmodel.BayesSettings {
 // newOpening makes the opening strategy: hybrid for
 // opt.Opening.Evaluations evaluations, its initial points the start
 // points and opt.Opening.Neighbours of their neighbours, its local points
-// around measured local minima (costmodel.BayesSettings.Minima), then genetic,
+// around measured local minima (costmodel.BayesSettings.Minima), the first
+// of each round among their anchored moves (Anchored), then genetic,
 // whose seeds are the points hybrid measured, the fastest first (failures
 // last), so that its islands' first generations are made of them and it
 // breeds from them at once.
@@ -226,6 +227,9 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	// fastest point's slower neighbour (docs/replay.md, "Local points
 	// around two basins").
 	set.Minima = true
+	// The first local point of each round among their anchored moves
+	// (docs/replay.md, "Anchored moves").
+	set.Anchored = true
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
@@ -293,7 +297,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningNeighbours), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves (a parameter moved, and a later parameter at the top of a range the move changes kept at its top); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningNeighbours), newOpening})
 }
 
 // All returns the registered strategies, the default first.
