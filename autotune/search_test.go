@@ -32,8 +32,9 @@ func TestNeighbours(t *testing.T) {
 
 // blockSpace is Table 2's x dimension in small: the points per work-item
 // bsz, the work-group lsz (up to the blocks, 16/bsz) and the work-items sz
-// (those that give each one 1, 2 or 4 blocks, multiples of lsz), and a
-// parameter v whose range depends on none.
+// (those that give each one 1, 2 or 4 blocks, multiples of lsz), a flag f
+// allowed only 0 with blocks of one point (as fullunroll), and a parameter
+// v whose range depends on none.
 func blockSpace(t *testing.T) *Space {
 	t.Helper()
 	s, err := NewSpace(
@@ -55,6 +56,12 @@ func blockSpace(t *testing.T) *Space {
 			}
 			return r
 		}},
+		Param{Name: "f", Deps: []string{"bsz"}, Range: func(p Point) []int {
+			if p.Get("bsz") == 1 {
+				return []int{0}
+			}
+			return []int{0, 1}
+		}},
 		Param{Name: "v", Range: func(Point) []int { return []int{0, 1} }},
 	)
 	if err != nil {
@@ -71,9 +78,10 @@ func TestAnchored(t *testing.T) {
 		why  string
 	}{
 		// bsz=2: 8 blocks, lsz in {1, 2, 4, 8}; lsz=2: sz in {2, 4, 8}.
-		{[]int{2, 2, 8, 0}, []string{"1,2,16,0"}, "bsz 1 (16 blocks): lsz=2, not the top of its range, kept; sz in {4, 8, 16}: sz=8 was the top, so 16 (Neighbours keeps 8). bsz 4 (4 blocks): sz repaired to 4, the top, as by Neighbours; lsz moves leave sz's top 8: only neighbours"},
-		{[]int{2, 8, 8, 0}, []string{"1,16,16,0"}, "bsz 1: lsz=8 was the top of {1, 2, 4, 8}, so 16 of {1, ..., 16}, and sz the top of {16} (Neighbours keeps lsz=8 and sz=8)"},
-		{[]int{2, 2, 4, 1}, nil, "sz=4 is not the top of {2, 4, 8} nor lsz=2 of {1, 2, 4, 8}: no move keeps a top"},
+		{[]int{2, 2, 8, 1, 0}, []string{"1,2,16,0,0"}, "bsz 1 (16 blocks): lsz=2, not the top of its range, kept; sz in {4, 8, 16}: sz=8 was the top, so 16 (Neighbours keeps 8); f only 0. bsz 4 (4 blocks): sz repaired to 4, the top, as by Neighbours; lsz moves leave sz's top 8: only neighbours"},
+		{[]int{2, 8, 8, 0, 0}, []string{"1,16,16,0,0"}, "bsz 1: lsz=8 was the top of {1, 2, 4, 8}, so 16 of {1, ..., 16}, and sz the top of {16} (Neighbours keeps lsz=8 and sz=8)"},
+		{[]int{2, 2, 4, 0, 1}, nil, "sz=4 is not the top of {2, 4, 8} nor lsz=2 of {1, 2, 4, 8}: no move keeps a top"},
+		{[]int{1, 2, 4, 0, 0}, nil, "bsz 2 makes f's range {0, 1}, but f=0 was the only value of {0}, no top: f stays 0, as with Neighbours"},
 	} {
 		p, err := s.FromValues(c.p)
 		if err != nil || !s.Contains(p) {

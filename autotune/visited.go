@@ -132,9 +132,10 @@ func (s *Space) Neighbours(p Point) []Point {
 
 // Anchored returns the anchored moves of p: each move of Neighbours (one
 // parameter to the value before or after it in its range) in which every
-// later parameter at the top of its range, when the move changes that
-// range, stays at its top instead of keeping its value, the others
-// repaired into the space (Space.Repair). Where a range is defined relative
+// later parameter at the top of a range of two or more values, when the
+// move changes that range, stays at its top instead of keeping its value,
+// the others repaired into the space (Space.Repair). A range of one value
+// has no top to keep (a flag allowed only 0 is not at its top). Where a range is defined relative
 // to another parameter (Table 2's sz_d: the work-items that give each one
 // 1, 2, 4, ... blocks, the top one block per work-item; lsz_d: up to the
 // blocks along d), this keeps what the top means (one block per
@@ -162,7 +163,7 @@ func (s *Space) Anchored(p Point) []Point {
 			q := p.With(k, r[j])
 			for m := k + 1; m < s.Len(); m++ {
 				was, now := s.Range(m, p), s.Range(m, q)
-				if len(was) == 0 || was[len(was)-1] != p.Value(m) || len(now) == 0 || slices.Equal(was, now) {
+				if len(was) < 2 || was[len(was)-1] != p.Value(m) || len(now) == 0 || slices.Equal(was, now) {
 					continue
 				}
 				q = q.With(m, now[len(now)-1])
