@@ -7,13 +7,17 @@ seeds where new is better or worse by more than 1%; then each search's
 best at the end.
 
     python3 docs/replay/opening/live-minima/compare.py
+
+Given a directory, compares its best.csv instead (another live check's,
+such as live-anchored/, whose new and old are that check's).
 """
 import csv
 import math
 import os
 import statistics
+import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 BUDGETS = ["20", "41", "81", "162"]
 best = {}
 for r in csv.DictReader(open(os.path.join(here, "best.csv"))):

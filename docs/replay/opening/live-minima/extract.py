@@ -4,6 +4,9 @@
 (rejected settings not counted, as -e counts them) and at its end.
 
     python3 docs/replay/opening/live-minima/extract.py DIR/live/*.json
+
+With --into OUTDIR first, writes OUTDIR/best.csv instead (another live
+check's, such as live-anchored/).
 """
 import csv
 import json
@@ -13,8 +16,11 @@ import sys
 
 BUDGETS = [20, 41, 81, 162]
 here = os.path.dirname(os.path.abspath(__file__))
+files = sys.argv[1:]
+if files[:1] == ["--into"]:
+    here, files = files[1], files[2:]
 rows = []
-for f in sorted(sys.argv[1:]):
+for f in sorted(files):
     name, build, seed = os.path.basename(f)[:-len(".json")].rsplit("-", 2)
     d = json.load(open(f))
     best, n, at = math.inf, 0, {}

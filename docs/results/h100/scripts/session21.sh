@@ -6,6 +6,10 @@
 # On 2026-12-01 the binary was built from the working tree of commit
 # 358ce2f with the opening's Minima (costmodel.BayesSettings) on unless
 # ZZ_NOMINIMA was set, and OLDENV=ZZ_NOMINIMA=1: old is 358ce2f's search.
+# On 2026-12-02 from the working tree of commit 4fed5e8 with the opening's
+# anchored moves (costmodel.BayesSettings.Anchored) on unless ZZ_NOANCHOR
+# was set, and OLDENV=ZZ_NOANCHOR=1: old is 6bff3a1's search
+# (docs/replay/opening/live-anchored/ says which build each call ran).
 #   CASES="NAME:KERNEL ARGS;..." the problems (default: 3DCONV 128 with
 #     filters of 5x5x5 and 7x7x7, the whole space);
 #   SEEDS="1 2 3" the seeds; E (default 162) the evaluations, -t T (default
