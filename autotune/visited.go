@@ -135,13 +135,13 @@ func (s *Space) Neighbours(p Point) []Point {
 // later parameter at the top of a range of two or more values, when the
 // move changes that range, stays at its top instead of keeping its value,
 // the others repaired into the space (Space.Repair). A range of one value
-// has no top to keep (a flag allowed only 0 is not at its top). Where a range is defined relative
-// to another parameter (Table 2's sz_d: the work-items that give each one
-// 1, 2, 4, ... blocks, the top one block per work-item; lsz_d: up to the
-// blocks along d), this keeps what the top means (one block per
-// work-item; a work-group as wide as the blocks) where Neighbours keeps
-// the number. They are distinct, in parameter order, and exclude p and
-// the points Neighbours returns.
+// has no top to keep (a flag allowed only 0 is not at its top). Where a
+// range is defined relative to another parameter (Table 2's sz_d: the
+// work-items that give each one 1, 2, 4, ... blocks, the top one block per
+// work-item; lsz_d: up to the blocks along d), this keeps what the top
+// means (one block per work-item; a work-group as wide as the blocks)
+// where Neighbours keeps the number. They are distinct, in parameter
+// order, and exclude p and the points Neighbours returns.
 func (s *Space) Anchored(p Point) []Point {
 	near := s.Neighbours(p)
 	seen := make(map[string]bool, len(near)+1)

@@ -75,11 +75,11 @@ type BayesSettings struct {
 	// the anchored moves (autotune.Space.Anchored) of the points whose
 	// neighbours Local chooses among, never proposed, by the same expected
 	// improvement, while there are any: moves of one parameter in which a
-	// later parameter at the top of its range stays at the top when the
-	// move changes its range (a work-item's one block along x stays one
-	// block when the blocks grow). They change several parameters at once,
-	// so the model, fitted with one length scale, rarely ranks them above
-	// the plain neighbours. Default false.
+	// later parameter at the top of a range of two or more values stays at
+	// the top when the move changes that range (a work-item's one block
+	// along x stays one block when the blocks grow). They change several
+	// parameters at once, so the model, fitted with one length scale,
+	// rarely ranks them above the plain neighbours. Default false.
 	Anchored bool
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
