@@ -102,32 +102,7 @@ func (v *Visited) Fresh() (Point, bool) {
 // move leaves their values out of range. They are distinct, in parameter
 // order, and exclude p.
 func (s *Space) Neighbours(p Point) []Point {
-	var out []Point
-	seen := map[string]bool{p.Key(): true}
-	for k := 0; k < p.Len() && k < s.Len(); k++ {
-		r := s.Range(k, p)
-		i := -1
-		for j, v := range r {
-			if v == p.Value(k) {
-				i = j
-				break
-			}
-		}
-		if i < 0 {
-			continue
-		}
-		for _, j := range []int{i - 1, i + 1} {
-			if j < 0 || j >= len(r) {
-				continue
-			}
-			q := s.Repair(p.With(k, r[j]))
-			if key := q.Key(); !seen[key] && s.Contains(q) {
-				seen[key] = true
-				out = append(out, q)
-			}
-		}
-	}
-	return out
+	return s.moves(p, map[string]bool{p.Key(): true}, nil)
 }
 
 // Anchored returns the anchored moves of p: each move of Neighbours (one
@@ -143,12 +118,35 @@ func (s *Space) Neighbours(p Point) []Point {
 // where Neighbours keeps the number. They are distinct, in parameter
 // order, and exclude p and the points Neighbours returns.
 func (s *Space) Anchored(p Point) []Point {
-	near := s.Neighbours(p)
-	seen := make(map[string]bool, len(near)+1)
-	seen[p.Key()] = true
-	for _, q := range near {
+	seen := map[string]bool{p.Key(): true}
+	for _, q := range s.Neighbours(p) {
 		seen[q.Key()] = true
 	}
+	// was[m]: parameter m's range at p, the same for every move.
+	was := make([][]int, s.Len())
+	for m := range was {
+		was[m] = s.Range(m, p)
+	}
+	return s.moves(p, seen, func(k int, q Point) Point {
+		for m := k + 1; m < s.Len(); m++ {
+			r := was[m]
+			if len(r) < 2 || r[len(r)-1] != p.Value(m) {
+				continue
+			}
+			if now := s.Range(m, q); len(now) > 0 && !slices.Equal(r, now) {
+				q = q.With(m, now[len(now)-1])
+			}
+		}
+		return q
+	})
+}
+
+// moves returns the points of the space one move from p (one parameter k
+// to the value before or after it in its range), each passed through
+// adjust (nil: none) before it is repaired, those whose key is not in seen
+// and that the space contains, in parameter order; it adds their keys to
+// seen.
+func (s *Space) moves(p Point, seen map[string]bool, adjust func(k int, q Point) Point) []Point {
 	var out []Point
 	for k := 0; k < p.Len() && k < s.Len(); k++ {
 		r := s.Range(k, p)
@@ -161,12 +159,8 @@ func (s *Space) Anchored(p Point) []Point {
 				continue
 			}
 			q := p.With(k, r[j])
-			for m := k + 1; m < s.Len(); m++ {
-				was, now := s.Range(m, p), s.Range(m, q)
-				if len(was) < 2 || was[len(was)-1] != p.Value(m) || len(now) == 0 || slices.Equal(was, now) {
-					continue
-				}
-				q = q.With(m, now[len(now)-1])
+			if adjust != nil {
+				q = adjust(k, q)
 			}
 			q = s.Repair(q)
 			if key := q.Key(); !seen[key] && s.Contains(q) {

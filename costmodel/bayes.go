@@ -158,9 +158,6 @@ type Bayes struct {
 	// the grid beyond MaxTrain/2 results, when len(data) was gridAt.
 	hyper  *GP
 	gridAt int
-	// anchored is how many of the last neighbourhood's first points are
-	// anchored moves (Anchored).
-	anchored int
 	// guess is what the last round's choice leaves for Likely: its last
 	// model and the pool it scored, the round's points taken.
 	guess *guess
@@ -288,7 +285,7 @@ func (b *Bayes) acquire() []autotune.Point {
 	if train == nil {
 		return nil
 	}
-	local := b.neighbourhood()
+	local, anchored := b.neighbourhood()
 	pool := slices.Clone(local)
 	inLocal := map[string]bool{}
 	for _, p := range local {
@@ -338,8 +335,8 @@ func (b *Bayes) acquire() []autotune.Point {
 		cand := px
 		if len(out) < b.set.Local && len(out) < len(local) {
 			cand = px[:len(local)]
-			if len(out) == 0 && b.anchored > 0 {
-				cand = px[:b.anchored]
+			if len(out) == 0 && anchored > 0 {
+				cand = px[:anchored]
 			}
 		}
 		pick, pickMean := gp.argmaxEI(cand, taken, slices.Min(y)-b.set.Xi)
@@ -367,11 +364,10 @@ func (b *Bayes) acquire() []autotune.Point {
 
 // neighbourhood returns the neighbours never proposed nor measured of the
 // LocalBest fastest points measured (none when Local is 0), with Anchored
-// their anchored moves first (b.anchored of them).
-func (b *Bayes) neighbourhood() []autotune.Point {
-	b.anchored = 0
+// their anchored moves first, and how many of those there are.
+func (b *Bayes) neighbourhood() (local []autotune.Point, anchored int) {
 	if b.set.Local == 0 {
-		return nil
+		return nil, 0
 	}
 	idx := make([]int, 0, len(b.fit))
 	for i, f := range b.fit {
@@ -380,13 +376,12 @@ func (b *Bayes) neighbourhood() []autotune.Point {
 		}
 	}
 	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
-	var out []autotune.Point
 	keys := map[string]bool{}
 	add := func(ps []autotune.Point) {
 		for _, q := range ps {
 			if k := q.Key(); !keys[k] && !b.seen.Seen(q) {
 				keys[k] = true
-				out = append(out, q)
+				local = append(local, q)
 			}
 		}
 	}
@@ -395,12 +390,12 @@ func (b *Bayes) neighbourhood() []autotune.Point {
 		for _, i := range centres {
 			add(b.space.Anchored(b.data[i]))
 		}
-		b.anchored = len(out)
+		anchored = len(local)
 	}
 	for _, i := range centres {
 		add(b.space.Neighbours(b.data[i]))
 	}
-	return out
+	return local, anchored
 }
 
 // centres returns the points (indices of data) whose neighbours Local

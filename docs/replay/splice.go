@@ -119,7 +119,7 @@ func spliceText(file, fresh, name string) error {
 	}
 	lines := strings.Split(strings.TrimSuffix(string(old), "\n"), "\n")
 	if !slices.ContainsFunc(lines, own) {
-		return os.WriteFile(file, []byte(strings.Join(insert(lines, mine, name), "\n")+"\n"), 0o644)
+		return os.WriteFile(file, []byte(strings.Join(insert(lines, mine), "\n")+"\n"), 0o644)
 	}
 	var out []string
 	i := 0
@@ -142,7 +142,7 @@ func spliceText(file, fresh, name string) error {
 // insert adds each of a strategy's lines (NAME ... or NAME@N ...) after the
 // last line of lines of the same kind: another strategy's line of the
 // same budget.
-func insert(lines, mine []string, name string) []string {
+func insert(lines, mine []string) []string {
 	kind := func(l string) string { // "" for the budget's own line, "@N" for the others
 		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, "$") {
 			return "-"
