@@ -381,6 +381,10 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"mvt", kernels.Size{N: []int{8192}, K: []int{8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2750},
 		{"boxfilter", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
 		{"fdtd-ey", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2112},
+		{"bicg", kernels.Size{N: []int{8192}, K: []int{8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2750},
+		{"gs-r", kernels.Size{N: []int{4096}, K: []int{4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2510},
+		{"covariance-tri", kernels.Size{N: []int{1024}, K: []int{1024}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 1950},
+		{"stencil2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -1,0 +1,22 @@
+#!/bin/bash
+# session22.sh: held-out tables for the default strategy with the anchored
+# moves (2026-12-02), on an NVIDIA H200, the device of session19.sh.
+# Kernels no table held before, in subspaces given by the rules of earlier
+# tables before anything was measured: bicg, gs-r and covariance-tri with
+# the pins of mvt8192-h100.csv (bszx, lszx, szx, uf and lmem free),
+# stencil2d with those of boxfilter4096-h100.csv (bszx, bszy, szx, szy and
+# lmem free); groundtruth.sh has them.
+# Binary: .gpu/hplopt.xz (`make gpu`, then xz).
+#   PART=TABLE,...: groundtruth.sh TABLE in two passes, then the re-check,
+#     as session19.sh (GT_DEV=h200).
+#   GUARD=S (default 400): no table is begun once S seconds have passed.
+# A command returns at most 8 files: everything is in $OUT/out.tgz.
+# Run from the repository root:
+#   OUT=/some/dir PART=bicg,gs-r,stencil2d bash docs/results/h100/scripts/session22.sh
+set -u
+: "${OUT:?set OUT to the output directory}"
+: "${PART:?set PART to the tables}"
+export GT_DEV=h200
+source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart, recordparts
+GUARD=${GUARD:-400} recordparts "$PART"
+tar czf /tmp/session22-out.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/session22-out.tgz "$OUT/out.tgz"
