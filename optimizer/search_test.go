@@ -385,6 +385,8 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"gs-r", kernels.Size{N: []int{4096}, K: []int{4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2510},
 		{"covariance-tri", kernels.Size{N: []int{1024}, K: []int{1024}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 1950},
 		{"stencil2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
+		{"gs-update", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 810},
+		{"fdtd-hz", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2112},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -32,7 +32,11 @@
 #   $OUT/groundtruth/bicg8192-h100.csv        bicg n=8192 k=8192, mvt's pins, 2750 points
 #   $OUT/groundtruth/gs-r4096-h100.csv        gs-r n=4096 k=4096, mvt's pins, 2510 points
 #   $OUT/groundtruth/covariance-tri1024-h100.csv  covariance-tri n=1024 k=1024, mvt's pins, 1950 points
+#     (not recorded: its kernels take 14 ms to 1 s, and its first pass on the
+#     H200 ran past the 10 minutes of one command after 1489 points)
 #   $OUT/groundtruth/stencil2d4096-h100.csv   stencil2d n=4096x4096, boxfilter's pins, 1620 points
+#   $OUT/groundtruth/gs-update4096-h100.csv   gs-update n=4096x4096, boxfilter's pins, 810 points
+#   $OUT/groundtruth/fdtd-hz4096-h100.csv     fdtd-hz n=4096x4096, fdtd-ey's pins, 2112 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -200,8 +204,16 @@ for t in "${@:-matmul conv2d}"; do
 			record stencil2d4096-$dev stencil2d "-n 4096,4096" \
 				fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0 1620
 			;;
+		gs-update)
+			record gs-update4096-$dev gs-update "-n 4096,4096" \
+				fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0 810
+			;;
+		fdtd-hz)
+			record fdtd-hz4096-$dev fdtd-hz "-n 4096,4096" \
+				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0 2112
+			;;
 		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d, conv3d-k3, conv3d-k7, jacobi2d, covariance, sepfilter, stencil3d, conv1d, matmul-guard, mvt, boxfilter, fdtd-ey, bicg, gs-r, covariance-tri or stencil2d)" >&2
+			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d, conv3d-k3, conv3d-k7, jacobi2d, covariance, sepfilter, stencil3d, conv1d, matmul-guard, mvt, boxfilter, fdtd-ey, bicg, gs-r, covariance-tri, stencil2d, gs-update or fdtd-hz)" >&2
 			exit 2
 			;;
 		esac
