@@ -540,17 +540,21 @@ func repeatingTables(t testing.TB) []string {
 	return out
 }
 
-// misses are the repeating tables on which the default does not reach 0.95
-// of the optimum after 2.5% of the table (docs/replay.md, "The issue's
-// target"): the issue's target is not met there yet. Each holds the median
-// fraction the default reaches there now, which it must not fall below.
-// None since the anchored moves of 2026-12-02 (docs/replay.md, "Anchored
-// moves"): the three 3DCONV tables of 5x5x5 and 7x7x7 filters were the
-// last (0.914, 0.921 and 0.832 at 41 evaluations before).
+// misses are the repeating tables on which the default does not meet the
+// issue's target (docs/replay.md, "The issue's target"): it does not reach
+// 0.95 of the optimum after 2.5% of the table, or, where beats is false,
+// does not beat random search at every budget from 20 evaluations. Each
+// holds the median fraction the default reaches there now, which it must
+// not fall below. The three 3DCONV tables of 5x5x5 and 7x7x7 filters left
+// it with the anchored moves of 2026-12-02 (docs/replay.md, "Anchored
+// moves"); gs-update, held out, came in the same day.
 var misses = map[string]struct {
 	median float64
+	beats  bool
 	why    string
-}{}
+}{
+	"gs-update4096-h200.csv": {0.720, false, "held out on 2026-12-02: its optimum is the only row within 5% of itself (810 rows, 2.5% is 21 evaluations), three moves from its slowest start point; the opening climbs the faster start points' basins (0.72) and reaches it after 36 evaluations"},
+}
 
 // TestDefaultOnRepeatingTables: the default strategy, replayed as
 // docs/replay.md's commands do (the table's start points, 20 seeds, a
@@ -558,7 +562,7 @@ var misses = map[string]struct {
 // whose rows repeat: the median fraction of the optimum after 2.5% of the
 // table's rows (rounded up) is at least 0.95, and its score beats random
 // search's expected best at every budget from 20 evaluations, but for the
-// tables in misses (none now), where it only beats random search. The 2DCONV
+// tables in misses, where it must not fall below what it reaches now. The 2DCONV
 // and MATMUL wide tables were recorded after the default of 2026-11-27 was
 // chosen, the TRANSPOSE, SYR2K and DCS3D ones (kernels no table held
 // before) after that day's, MATMUL 512 on PoCL, 3DCONV and jacobi2d later
@@ -567,7 +571,9 @@ var misses = map[string]struct {
 // default before any change to it was judged on them) later still, and
 // five of those subspaces recorded again on an H200 after that (3DCONV,
 // BOXFILTER, TRANSPOSE, MVT and SEPFILTER), and the 3DCONV subspace with
-// filters of 3x3x3 and 7x7x7 on the H200 after that (docs/replay.md).
+// filters of 3x3x3 and 7x7x7 on the H200 after that, and five held-out
+// tables of kernels no table held (bicg, gs-r, stencil2d, gs-update and
+// fdtd-hz, on the H200) after the anchored moves (docs/replay.md).
 func TestDefaultOnRepeatingTables(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays thirty tables, 20 seeds each (about three minutes on 2 cores)")
@@ -594,8 +600,8 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 			r := rs[0]
 			got := r.At(at).MedianFraction
 			switch m, miss := misses[file]; {
-			case miss && got >= 0.95:
-				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum; the target is met now: take the table out of misses", strategies.Default, at, got)
+			case miss && got >= 0.95 && (m.beats || r.BeatsRandom):
+				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum, beating random search from 20: %v; the target is met now: take the table out of misses", strategies.Default, at, got, r.BeatsRandom)
 			case miss && got < m.median-5e-4:
 				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum, below the %.3f it reached (%s)", strategies.Default, at, got, m.median, m.why)
 			case miss:
@@ -603,7 +609,7 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 			case got < 0.95:
 				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum, want at least 0.95", strategies.Default, at, got)
 			}
-			if !r.BeatsRandom {
+			if m, miss := misses[file]; !r.BeatsRandom && !(miss && !m.beats) {
 				t.Errorf("%s does not beat random search from 20 to %d evaluations", strategies.Default, tenth)
 			}
 		})
