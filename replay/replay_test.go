@@ -395,6 +395,11 @@ func TestCommittedTables(t *testing.T) {
 		"sepfilter4096-h200.csv":    {3552, 159, 0.07568},
 		"conv3d128k3-h200.csv":      {1626, 25, 0.015328},
 		"conv3d128k7-h200.csv":      {1626, 90, 0.096096},
+		"bicg8192-h200.csv":         {2750, 475, 0.319488},
+		"gs-r4096-h200.csv":         {2510, 230, 0.149088},
+		"stencil2d4096-h200.csv":    {1620, 78, 0.038784},
+		"gs-update4096-h200.csv":    {810, 0, 0.033408},
+		"fdtd-hz4096-h200.csv":      {2112, 84, 0.066752},
 	}
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) != len(want) {
