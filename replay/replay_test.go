@@ -581,7 +581,7 @@ var misses = map[string]struct {
 // fdtd-hz, on the H200) after the anchored moves (docs/replay.md).
 func TestDefaultOnRepeatingTables(t *testing.T) {
 	if testing.Short() {
-		t.Skip("replays thirty tables, 20 seeds each (about three minutes on 2 cores)")
+		t.Skip("replays the tables of repeating.txt, 20 seeds each (about four minutes on 2 cores)")
 	}
 	repeating := repeatingTables(t)
 	for file := range misses {
@@ -604,7 +604,8 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 			}
 			r := rs[0]
 			got := r.At(at).MedianFraction
-			switch m, miss := misses[file]; {
+			m, miss := misses[file]
+			switch {
 			case miss && got >= 0.95 && (m.beats || r.BeatsRandom):
 				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum, beating random search from 20: %v; the target is met now: take the table out of misses", strategies.Default, at, got, r.BeatsRandom)
 			case miss && got < m.median-5e-4:
@@ -614,7 +615,7 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 			case got < 0.95:
 				t.Errorf("%s after %d evaluations: median fraction %.3f of the optimum, want at least 0.95", strategies.Default, at, got)
 			}
-			if m, miss := misses[file]; !r.BeatsRandom && !(miss && !m.beats) {
+			if !r.BeatsRandom && !(miss && !m.beats) {
 				t.Errorf("%s does not beat random search from 20 to %d evaluations", strategies.Default, tenth)
 			}
 		})

@@ -10,9 +10,8 @@
 #   PART=TABLE,...: groundtruth.sh TABLE in two passes, then the re-check,
 #     as session19.sh (GT_DEV=h200).
 #   GUARD=S (default 400): no table is begun once S seconds have passed.
-#   ONEPASS=1: only the second pass (no builder process, the measuring
-#     process builds each program before measuring it) and the re-check,
-#     for a table whose two passes do not fit one command.
+#   ONEPASS=1: only the second pass and the re-check (common.sh's
+#     twopass), for a table whose two passes do not fit one command.
 # A command returns at most 8 files: everything is in $OUT/out.tgz.
 # Run from the repository root:
 #   OUT=/some/dir PART=bicg,gs-r,stencil2d bash docs/results/h100/scripts/session22.sh
@@ -21,13 +20,5 @@ set -u
 : "${PART:?set PART to the tables}"
 export GT_DEV=h200
 source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart, recordparts
-if [ -n "${ONEPASS:-}" ]; then
-	for part in ${PART//,/ }; do
-		IFS='|' read -r table kernel size < <(GT_LIST=1 bash docs/results/h100/scripts/groundtruth.sh "$part")
-		HPLOPT=$H OUT=$OUT GT_DIR=groundtruth2 BUILDERS=-1 bash docs/results/h100/scripts/groundtruth.sh "$part" 2>&1 | tee -a "$OUT/r/$part.txt"
-		recheck "$OUT/groundtruth2/$table.csv" "$kernel" "$size" "" -1 "$table"
-	done
-else
-	GUARD=${GUARD:-400} recordparts "$PART"
-fi
+GUARD=${GUARD:-400} recordparts "$PART"
 tar czf /tmp/session22-out.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/session22-out.tgz "$OUT/out.tgz"
