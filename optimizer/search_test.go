@@ -387,6 +387,12 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"stencil2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
 		{"gs-update", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 810},
 		{"fdtd-hz", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2112},
+		{"gs-update", kernels.Size{N: []int{8192, 8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 870},
+		{"gs-update", kernels.Size{N: []int{2048, 2048}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 720},
+		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
+		{"transpose", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 810},
+		{"fdtd-ey", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
+		{"gs-r", kernels.Size{N: []int{8192}, K: []int{8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2750},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {
