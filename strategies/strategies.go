@@ -39,6 +39,7 @@ const (
 const (
 	OpeningEvaluations = 64
 	OpeningNeighbours  = 1
+	OpeningAnchored    = 1
 	OpeningShare       = 1.0 / 3
 )
 
@@ -86,8 +87,18 @@ type OpeningSettings struct {
 	// after the first, in turn, with one parameter moved to the next value
 	// of its range) that hybrid measures after the start points, instead
 	// of its random points, before its first model. Default 0:
-	// OpeningNeighbours; negative for none (hybrid's own initial points).
+	// OpeningNeighbours; negative for none (hybrid's own initial points,
+	// and Anchored is ignored).
 	Neighbours int
+	// Anchored is the number of anchored moves of each start point
+	// (autotune.Space.Anchored: a parameter moved, a later parameter at
+	// the top of its range kept at the top; drawn at random) that hybrid
+	// measures after the start points and before their Neighbours, so
+	// that each start point's basin is probed once before the model
+	// chooses (docs/replay.md, "Anchored initial points"). A start point
+	// with none (the plain one: its moves are all plain neighbours) adds
+	// none. Default 0: OpeningAnchored; negative for none.
+	Anchored int
 	// Share bounds the opening by the search's budget of evaluations (-e,
 	// or estimated from the time budget, autotune.Planner): hybrid chooses
 	// at most Share of it, fewer than Evaluations in a small budget.
@@ -234,7 +245,11 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 		if near == 0 {
 			near = OpeningNeighbours
 		}
-		set.Seeds = nearSeeds(space, r, opt.Seeds, near)
+		anchored := opt.Opening.Anchored
+		if anchored == 0 {
+			anchored = OpeningAnchored
+		}
+		set.Seeds = nearSeeds(space, r, opt.Seeds, near, anchored)
 		set.Init = len(set.Seeds)
 	}
 	first := costmodel.NewBayes(space, r, set)
@@ -261,11 +276,13 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	return o
 }
 
-// nearSeeds returns the seeds, repaired, without repeats, then up to n
+// nearSeeds returns the seeds, repaired, without repeats, then up to
+// anchored of each one's anchored moves (autotune.Space.Anchored; drawn
+// from r, in the seeds' order, none already returned), then up to n
 // distinct points near the seeds after the first (the first when it is
 // the only one; autotune.Space.Near), as the genetic algorithm's first
 // generation holds them.
-func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n int) []autotune.Point {
+func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n, anchored int) []autotune.Point {
 	var out []autotune.Point
 	in := map[string]bool{}
 	for _, s := range seeds {
@@ -278,6 +295,24 @@ func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n in
 	from := out
 	if len(from) > 1 {
 		from = from[1:]
+	}
+	for _, p := range slices.Clone(out) {
+		if anchored <= 0 {
+			break
+		}
+		var moves []autotune.Point
+		for _, q := range space.Anchored(p) {
+			if !in[q.Key()] {
+				moves = append(moves, q)
+			}
+		}
+		for i := 0; i < anchored && len(moves) > 0; i++ {
+			j := r.IntN(len(moves))
+			q := moves[j]
+			moves = slices.Delete(moves, j, j+1)
+			in[q.Key()] = true
+			out = append(out, q)
+		}
 	}
 	return append(out, space.Near(r, from, n, func(key string) bool { return in[key] })...)
 }
@@ -297,7 +332,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningNeighbours), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours), newOpening})
 }
 
 // All returns the registered strategies, the default first.

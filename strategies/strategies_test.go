@@ -253,8 +253,9 @@ func TestBayesBatch(t *testing.T) {
 // the budget when that is fewer) are those hybrid makes with the same
 // seed and budget (the first K of its search) when Neighbours is
 // negative, and else the start
-// points, then as many of their neighbours (one parameter moved to the
-// next value) before hybrid's choices; after them the genetic algorithm
+// points, then one anchored move of each that has any (unless Anchored is
+// negative), then Neighbours of their neighbours (one parameter moved to
+// the next value) before hybrid's choices; after them the genetic algorithm
 // takes over. No point is evaluated twice and the budget is kept (the
 // points rejected as illegal not counted), with and without Tune looking
 // ahead.
@@ -262,15 +263,19 @@ func TestOpening(t *testing.T) {
 	space := testSpace(t)
 	const evals = 40
 	var start []autotune.Point
-	for _, m := range []map[string]int{{"a": 8, "b": 4, "c": 2, "d": 1}, {"a": 4, "b": 2, "c": 0, "d": 0}} {
+	for _, m := range []map[string]int{{"a": 8, "b": 4, "c": 2, "d": 1}, {"a": 4, "b": 2, "c": 0, "d": 0}, {"a": 8, "b": 8, "c": 2, "d": 1}} {
 		p, err := space.PointOf(m)
 		if err != nil {
 			t.Fatal(err)
 		}
 		start = append(start, p)
 	}
+	// The third start point, b at the top of its range, has anchored
+	// moves; the first two have none.
+	start, anchoredStart := start[:2], start
+	seeds := start
 	run := func(name string, set strategies.OpeningSettings, lookahead int) []autotune.Point {
-		s, err := strategies.New(name, space, autotune.NewRand(4), strategies.Options{Evaluations: evals, Opening: set, Seeds: start})
+		s, err := strategies.New(name, space, autotune.NewRand(4), strategies.Options{Evaluations: evals, Opening: set, Seeds: seeds})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,13 +322,36 @@ func TestOpening(t *testing.T) {
 			if str(got) == str(hybrid) {
 				t.Errorf("lookahead %d: opening k=%d searched as hybrid after its %d points", lookahead, k, k)
 			}
-			got = run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: 3, Share: -1}, lookahead)
+			got = run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: 3, Anchored: -1, Share: -1}, lookahead)
 			if str(got[:2]) != str(start) {
 				t.Errorf("lookahead %d: opening k=%d began %v, want the start points %v", lookahead, k, got[:2], start)
 			}
 			for _, p := range got[2:5] {
 				if !slices.ContainsFunc(space.Neighbours(start[1]), p.Equal) {
 					t.Errorf("lookahead %d: opening k=%d measured %v third to fifth, not a neighbour of %v", lookahead, k, p, start[1])
+				}
+			}
+			// By default one anchored move of each start point that has
+			// any comes after the start points, before the neighbours.
+			seeds = anchoredStart
+			got = run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: 3, Share: -1}, lookahead)
+			seeds = start
+			next := len(anchoredStart)
+			for _, s := range anchoredStart {
+				if len(space.Anchored(s)) == 0 {
+					continue
+				}
+				if !slices.ContainsFunc(space.Anchored(s), got[next].Equal) {
+					t.Errorf("lookahead %d: opening k=%d measured %v after the start points, not an anchored move of %v", lookahead, k, got[next], s)
+				}
+				next++
+			}
+			if next != len(anchoredStart)+1 {
+				t.Fatalf("%d start points of the test space have anchored moves, want 1", next-len(anchoredStart))
+			}
+			for _, p := range got[next:min(k, next+3)] {
+				if !slices.ContainsFunc(append(space.Neighbours(start[1]), space.Neighbours(anchoredStart[2])...), p.Equal) {
+					t.Errorf("lookahead %d: opening k=%d measured %v after the anchored moves, not a neighbour of %v or %v", lookahead, k, p, start[1], anchoredStart[2])
 				}
 			}
 		}
