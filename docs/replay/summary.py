@@ -63,6 +63,12 @@ TABLES = [
     ("stencil2d4096-h200", "STENCIL2D 4096 H200", "h200"),
     ("gs-update4096-h200", "GS-UPDATE 4096 H200", "h200"),
     ("fdtd-hz4096-h200", "FDTD-HZ 4096 H200", "h200"),
+    ("gs-update8192-h200", "GS-UPDATE 8192 H200", "h200"),
+    ("gs-update2048-h200", "GS-UPDATE 2048 H200", "h200"),
+    ("jacobi2d4096-h200-box", "jacobi2d 4096 H200 box", "h200"),
+    ("transpose4096-h200-box", "TRANSPOSE 4096 H200 box", "h200"),
+    ("fdtd-ey4096-h200-box", "FDTD-EY 4096 H200 box", "h200"),
+    ("gs-r8192-h200", "GS-R 8192 H200", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables
