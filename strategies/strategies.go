@@ -297,13 +297,12 @@ func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n, a
 		from = from[1:]
 	}
 	for _, p := range slices.Clone(out) {
-		if anchored <= 0 {
-			break
-		}
 		var moves []autotune.Point
-		for _, q := range space.Anchored(p) {
-			if !in[q.Key()] {
-				moves = append(moves, q)
+		if anchored > 0 {
+			for _, q := range space.Anchored(p) {
+				if !in[q.Key()] {
+					moves = append(moves, q)
+				}
 			}
 		}
 		for i := 0; i < anchored && len(moves) > 0; i++ {
@@ -332,7 +331,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours), newOpening})
 }
 
 // All returns the registered strategies, the default first.
