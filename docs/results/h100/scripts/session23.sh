@@ -14,12 +14,7 @@
 #   GUARD=S (default 400): no table is begun once S seconds have passed.
 #   ONEPASS=1: only the second pass and the re-check (common.sh's twopass).
 # A command returns at most 8 files: everything is in $OUT/out.tgz.
-# Run from the repository root:
+# Run from the repository root (PART, OUT, GUARD and ONEPASS pass through):
 #   OUT=/some/dir PART=gs-update8192,gs-update2048,jacobi2d-box bash docs/results/h100/scripts/session23.sh
-set -u
-: "${OUT:?set OUT to the output directory}"
-: "${PART:?set PART to the tables}"
-export GT_DEV=h200
-source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart, recordparts
-GUARD=${GUARD:-400} recordparts "$PART"
-tar czf /tmp/session23-out.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/session23-out.tgz "$OUT/out.tgz"
+# The steps are session22.sh's (its body is the same for any PART).
+exec bash "$(dirname "$0")/session22.sh"
