@@ -20,6 +20,8 @@ var (
 	everyThen     = flag.String("every-then", "", "the search that takes over from the opening's (strategies.OpeningSettings.Then; \"\": genetic)")
 	everyShare    = flag.Float64("every-share", 0.1, "BenchmarkEveryTable's budget of evaluations, as a share of each table's rows")
 	everyParallel = flag.Int("every-parallel", 2, "tables BenchmarkEveryTable replays at once")
+	everySeed     = flag.Int("every-seed", 1, "the first of BenchmarkEveryTable's 20 seeds")
+	everyAnchored = flag.Int("every-anchored", 0, "the opening's anchored initial points (strategies.OpeningSettings.Anchored; 0: the default, -1: none)")
 	everyLand     = flag.Bool("every-landscape", false, "BenchmarkEveryTable also logs each table's landscape (Table.Landscape) and Kendall's tau of its figures with the score at 2.5%")
 )
 
@@ -45,7 +47,9 @@ var (
 // a quarter of each table; -every-then model replays the default with the
 // model's rounds after its opening, strategies.OpeningSettings.Then;
 // -every-landscape also logs each table's landscape, Table.Landscape, and
-// how its figures rank with the score at 2.5%.)
+// how its figures rank with the score at 2.5%; -every-seed 21 replays
+// seeds 21 to 40 instead of 1 to 20; -every-anchored -1 replays the
+// opening without its anchored initial points, the default before them.)
 func BenchmarkEveryTable(b *testing.B) {
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) == 0 {
@@ -70,7 +74,7 @@ func BenchmarkEveryTable(b *testing.B) {
 	budget := func(t *Table) int { return max(20, int(*everyShare*float64(t.Len())+1e-9)) }
 	for range b.N {
 		results, errs := replayEach(tables, *everyParallel, func(i int) Config {
-			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, Opening: strategies.OpeningSettings{Then: *everyThen}}
+			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored}}
 		})
 		rows := make([]row, len(files))
 		for i, tab := range tables {
@@ -102,7 +106,11 @@ func BenchmarkEveryTable(b *testing.B) {
 		if *everyThen != "" {
 			name += ", then " + *everyThen
 		}
-		b.Logf("%s, seeds 1 to 20, a budget of %.3g of each table", name, *everyShare)
+		if *everyAnchored != 0 {
+			name += fmt.Sprintf(", anchored initial points %d", *everyAnchored)
+		}
+		first := max(*everySeed, 1)
+		b.Logf("%s, seeds %d to %d, a budget of %.3g of each table", name, first, first+19, *everyShare)
 		b.Log("| table | budget | at 2.5% (evaluations) | median at 0.95 from | beats random | first budget not beating it | lowest score (at) | score at 20 | 2.5% | 5% | 10% |")
 		b.Log("|---|---|---|---|---|---|---|---|---|---|---|")
 		type tally struct {

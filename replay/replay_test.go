@@ -662,3 +662,38 @@ func TestBeatsRandomWhereRandomFindsTheOptimum(t *testing.T) {
 		t.Errorf("exhaustive (a=1, 2, ...): curve %+v, beats random %v, want false", r.Curve, r.BeatsRandom)
 	}
 }
+
+// Config.FirstSeed: the searches have seeds FirstSeed to
+// FirstSeed+Seeds-1, so three single-seed replays from seeds 1, 2 and 3
+// make the three-seed replay's median after every evaluation; 0 is 1.
+func TestReplayFirstSeed(t *testing.T) {
+	tab, err := LoadCSV("../testdata/replay/matmul512-pocl.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 30
+	run := func(first, seeds int) *Result {
+		rs, err := Replay(context.Background(), tab, Config{Strategies: []string{strategies.Random}, Evaluations: n, Seeds: seeds, FirstSeed: first})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs[0]
+	}
+	three := run(0, 3)
+	one := []*Result{run(1, 1), run(2, 1), run(3, 1)}
+	differ := false
+	for k := 1; k <= n; k++ {
+		f := []float64{one[0].At(k).MedianFraction, one[1].At(k).MedianFraction, one[2].At(k).MedianFraction}
+		differ = differ || f[0] != f[1] || f[1] != f[2]
+		slices.Sort(f)
+		if got := three.At(k).MedianFraction; got != f[1] {
+			t.Errorf("after %d evaluations: seeds 1 to 3 have median %v; seeds 1, 2 and 3 alone %v", k, got, f)
+		}
+	}
+	if !differ {
+		t.Error("seeds 1, 2 and 3 alone replayed the same search")
+	}
+	if a, b := run(0, 1).At(n), one[0].At(n); a != b {
+		t.Errorf("FirstSeed 0 gave %+v, FirstSeed 1 %+v", a, b)
+	}
+}

@@ -20,9 +20,12 @@ type Config struct {
 	// Evaluations is N, the evaluations of each search (its MaxEvals; the
 	// strategies are told it as their budget). Required, at least 1.
 	Evaluations int
-	// Seeds is the number of searches per strategy, with seeds 1 to Seeds.
-	// Default 0: 20.
+	// Seeds is the number of searches per strategy, with seeds FirstSeed
+	// to FirstSeed+Seeds-1. Default 0: 20.
 	Seeds int
+	// FirstSeed is the seed of the first search, so that another set of
+	// seeds can check a result made with seeds 1 to 20. Default 0: 1.
+	FirstSeed int
 	// Stop ends a search early (autotune.ParseStop); its time conditions
 	// read the simulated clock (the recorded costs). Default nil: each
 	// search runs N evaluations or until its strategy is exhausted.
@@ -106,7 +109,8 @@ type Point struct {
 // At returns the figures after n evaluations (1 <= n <= N).
 func (r *Result) At(n int) Point { return r.Curve[n-1] }
 
-// Replay runs each strategy of cfg on the table for seeds 1 to Seeds, with
+// Replay runs each strategy of cfg on the table for cfg.Seeds seeds (1 to
+// 20 by default), with
 // autotune.Tune, the table's Evaluator and its simulated clock, and scores
 // them. Each strategy is told the budget N and given the table's start
 // points, as a live search is told -e and given the optimizer's. A search that ends before N evaluations (exhausted, or by the
@@ -159,8 +163,8 @@ func checkAny(infos []strategies.Info, opt strategies.Options) error {
 	return err
 }
 
-// replayOne replays one of cfg.Strategies, info, for seeds 1 to
-// cfg.Seeds and scores it (cfg's Strategies unread).
+// replayOne replays one of cfg.Strategies, info, for cfg.Seeds seeds from
+// cfg.FirstSeed and scores it (cfg's Strategies unread).
 func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) (*Result, error) {
 	seeds := cfg.Seeds
 	if seeds <= 0 {
@@ -171,10 +175,11 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 		from = 20
 	}
 	from = min(from, cfg.Evaluations)
+	first := max(cfg.FirstSeed, 1)
 	best := make([][]float64, seeds) // per seed: best time after each evaluation
 	stopped := map[string]int{}
 	for s := range seeds {
-		seed := uint64(s + 1)
+		seed := uint64(first + s)
 		ev := t.Evaluator()
 		opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic, Batch: cfg.Batch, Opening: cfg.Opening}
 		if !cfg.NoStart {
