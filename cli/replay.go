@@ -47,7 +47,7 @@ type replayFlagValues struct {
 	noStart, landscape                       bool
 	stop                                     autotune.Stop
 	strats                                   []string
-	evals, seeds, batch                      int
+	evals, seeds, firstSeed, batch           int
 }
 
 func replayFlags() (*flagSet, *replayFlagValues) {
@@ -67,7 +67,8 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	}
 	strategiesVar(fs, &v.strats, names, "strategies to replay, comma-separated")
 	intVar(fs, &v.evals, "e", 0, 0, 1<<31-1, "evaluations per search, illegal points not counted (at most as many; 0: 10% of the table, at least 20)")
-	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N)")
+	intVar(fs, &v.seeds, "seeds", 20, 1, 100000, "searches per strategy (seeds 1 to N, or from --first-seed)")
+	intVar(fs, &v.firstSeed, "first-seed", 1, 1, 1<<31-1, "the seed of each strategy's first search, to check a result on other seeds (--first-seed 21 --seeds 20: seeds 21 to 40)")
 	batchVar(fs, &v.batch)
 	thenVar(fs, &v.then)
 	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")
@@ -107,7 +108,7 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("--plot draws a replay; --landscape replays nothing")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
-		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
+		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
 			Opening: strategies.OpeningSettings{Then: v.then}}}
 	if err := (strategies.Options{Opening: cfg.Run.Opening}).Check(strategies.Opening); err != nil {
 		return nil, fs, fmt.Errorf("--then: %w", err)
@@ -238,8 +239,12 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	if cfg.Run.NoStart {
 		start = "no start points"
 	}
-	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %d seeds, %s; random search's expected best %.4g ms (fraction %.3f)\n",
-		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), cfg.Run.Seeds, start, t.ExpectedRandom(n), t.Optimum()/t.ExpectedRandom(n))
+	seeds := fmt.Sprintf("%d seeds", cfg.Run.Seeds)
+	if cfg.Run.FirstSeed > 1 {
+		seeds += fmt.Sprintf(" from %d", cfg.Run.FirstSeed)
+	}
+	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %s, %s; random search's expected best %.4g ms (fraction %.3f)\n",
+		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), seeds, start, t.ExpectedRandom(n), t.Optimum()/t.ExpectedRandom(n))
 	for _, r := range results {
 		yes := "no"
 		if r.BeatsRandom {

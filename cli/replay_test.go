@@ -66,6 +66,7 @@ func TestReplayVerbErrors(t *testing.T) {
 		{[]string{"replay", "--table", "nosuch.csv"}, 1, "nosuch.csv"},
 		{[]string{"replay", "--table", poclTable, "--landscape", "--export-table", "x.csv"}, 2, "--landscape or --export-table, not both"},
 		{[]string{"replay", "--table", poclTable, "--landscape", "--plot", "x.png"}, 2, "--landscape replays nothing"},
+		{[]string{"replay", "--table", poclTable, "--first-seed", "0"}, 2, "--first-seed"},
 	} {
 		st, _, errs := hplopt(c.args...)
 		if st != c.status || !strings.Contains(errs, c.want) {
@@ -251,5 +252,31 @@ func TestReplayThen(t *testing.T) {
 	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "random", "--then", "model", "-e", "2", "--no-db")
 	if st == 0 || !strings.Contains(errs, "a continuation after the opening (model) is for strategy opening, not random") {
 		t.Errorf("tune -s random --then model: status %d, stderr %q", st, errs)
+	}
+}
+
+// --first-seed N replays seeds N to N+--seeds-1: seed 2 alone replays
+// another search than seed 1 alone, --first-seed 1 is the default, and the
+// header says where the seeds start (replay's TestReplayFirstSeed checks
+// the seeds' medians).
+func TestReplayFirstSeed(t *testing.T) {
+	line := func(args ...string) (string, string) {
+		st, out, errs := hplopt(append([]string{"replay", "--table", poclTable, "-s", "random", "-e", "30"}, args...)...)
+		if st != 0 {
+			t.Fatalf("%v: status %d, stderr %s", args, st, errs)
+		}
+		head, rest, _ := strings.Cut(out, "\n")
+		return head, rest
+	}
+	h1, one := line("--seeds", "1")
+	h2, two := line("--seeds", "1", "--first-seed", "2")
+	if one == two {
+		t.Errorf("seeds 1 and 2 replayed the same search:\n%s", one)
+	}
+	if !strings.Contains(h1, " 1 seeds, ") || !strings.Contains(h2, " 1 seeds from 2, ") {
+		t.Errorf("headers %q and %q", h1, h2)
+	}
+	if _, def := line("--seeds", "1", "--first-seed", "1"); def != one {
+		t.Errorf("--first-seed 1 replayed another search than the default")
 	}
 }
