@@ -103,157 +103,56 @@ record() {
 	echo "$name: $(($(date +%s) - start)) s, want $points points: $(grep -E '^(space|evaluations|failures|best|wrote)' "$D/$name.txt" | tr '\n' ' ')"
 }
 
+# The tables, one a line: PART|NAME|KERNEL|SIZE FLAGS|PINS|POINTS (record's
+# arguments after PART, the name groundtruth.sh is given).
+tables="
+matmul|matmul1024-$dev|matmul|-n 1024,1024 -k 1024|fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0|1295
+conv2d|conv2d1024-$dev|conv2d|-n 1024,1024 -k 7,7|fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|885
+syrk|syrk1024-$dev|syrk|-n 1024,1024 -k 1024|fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|912
+nbody|nbody32768-$dev|nbody|-n 32768 -k 32768|interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,bszx=4,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0|504
+mv|mv8192-$dev|mv|-n 8192 -k 8192|interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0|523
+nbody-wide|nbody32768-$dev-wide|nbody|-n 32768 -k 32768|interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0|2480
+mv-wide|mv8192-$dev-wide|mv|-n 8192 -k 8192|interleave=1,fullunroll=1,lmem=0,uf=4,vw=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0|2200
+conv2d-wide|conv2d1024-$dev-wide|conv2d|-n 1024,1024 -k 7,7|fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,szy=256,lcopy=0,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2890
+matmul-wide|matmul1024-$dev-wide|matmul|-n 1024,1024 -k 1024|fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|4608
+dcs3d|dcs3d64-$dev|dcs3d|-n 64,64,64 -k 4096|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lmem=1,bszy=1,bszz=1,lszz=1,szy=64,szz=64,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|4384
+transpose|transpose4096-$dev|transpose|-n 4096,4096|fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0|2256
+syr2k|syr2k1024-$dev|syr2k|-n 1024,1024 -k 1024|fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2360
+conv3d|conv3d128-$dev|conv3d|-n 128,128,128 -k 5,5,5|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|1626
+conv3d-k3|conv3d128k3-$dev|conv3d|-n 128,128,128 -k 3,3,3|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|1626
+conv3d-k7|conv3d128k7-$dev|conv3d|-n 128,128,128 -k 7,7,7|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|1626
+jacobi2d|jacobi2d4096-$dev|jacobi2d|-n 4096,4096|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0|4272
+covariance|covariance1024-$dev|covariance|-n 1024,1024 -k 1024|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2790
+sepfilter|sepfilter4096-$dev|sepfilter|-n 4096,4096 -k 33|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|3552
+stencil3d|stencil3d256-$dev|stencil3d|-n 256,256,256|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0|3480
+conv1d|conv1d32768-$dev|conv1d|-n 32768 -k 32768|"$mvt_pins"|3100
+matmul-guard|matmul-guard2000-$dev|matmul-guard|-n 2000,2000 -k 2000|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2592
+mvt|mvt8192-$dev|mvt|-n 8192 -k 8192|"$mvt_pins"|2750
+boxfilter|boxfilter4096-$dev|boxfilter|-n 4096,4096|"$boxfilter_pins"|1620
+fdtd-ey|fdtd-ey4096-$dev|fdtd-ey|-n 4096,4096|"$fdtd_pins"|2112
+bicg|bicg8192-$dev|bicg|-n 8192 -k 8192|"$mvt_pins"|2750
+gs-r|gs-r4096-$dev|gs-r|-n 4096 -k 4096|"$mvt_pins"|2510
+covariance-tri|covariance-tri1024-$dev|covariance-tri|-n 1024 -k 1024|"$mvt_pins"|1950
+stencil2d|stencil2d4096-$dev|stencil2d|-n 4096,4096|"$boxfilter_pins"|1620
+gs-update|gs-update4096-$dev|gs-update|-n 4096,4096|"$boxfilter_pins"|810
+fdtd-hz|fdtd-hz4096-$dev|fdtd-hz|-n 4096,4096|"$fdtd_pins"|2112
+gs-update8192|gs-update8192-$dev|gs-update|-n 8192,8192|"$boxfilter_pins"|870
+gs-update2048|gs-update2048-$dev|gs-update|-n 2048,2048|"$boxfilter_pins"|720
+jacobi2d-box|jacobi2d4096-$dev-box|jacobi2d|-n 4096,4096|"$boxfilter_pins"|1620
+transpose-box|transpose4096-$dev-box|transpose|-n 4096,4096|"$boxfilter_pins"|810
+fdtd-ey-box|fdtd-ey4096-$dev-box|fdtd-ey|-n 4096,4096|"$boxfilter_pins"|1620
+gs-r8192|gs-r8192-$dev|gs-r|-n 8192 -k 8192|"$mvt_pins"|2750
+"
+
 for t in "${@:-matmul conv2d}"; do
 	for which in $t; do
-		case $which in
-		matmul)
-			record matmul1024-$dev matmul "-n 1024,1024 -k 1024" \
-				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0 1295
-			;;
-		conv2d)
-			record conv2d1024-$dev conv2d "-n 1024,1024 -k 7,7" \
-				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 885
-			;;
-		syrk)
-			record syrk1024-$dev syrk "-n 1024,1024 -k 1024" \
-				fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 912
-			;;
-		nbody)
-			record nbody32768-$dev nbody "-n 32768 -k 32768" \
-				interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,bszx=4,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 504
-			;;
-		mv)
-			record mv8192-$dev mv "-n 8192 -k 8192" \
-				interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 523
-			;;
-		nbody-wide)
-			record nbody32768-$dev-wide nbody "-n 32768 -k 32768" \
-				interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2480
-			;;
-		mv-wide)
-			record mv8192-$dev-wide mv "-n 8192 -k 8192" \
-				interleave=1,fullunroll=1,lmem=0,uf=4,vw=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0 2200
-			;;
-		conv2d-wide)
-			record conv2d1024-$dev-wide conv2d "-n 1024,1024 -k 7,7" \
-				fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,szy=256,lcopy=0,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2890
-			;;
-		matmul-wide)
-			record matmul1024-$dev-wide matmul "-n 1024,1024 -k 1024" \
-				fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 4608
-			;;
-		dcs3d)
-			record dcs3d64-$dev dcs3d "-n 64,64,64 -k 4096" \
-				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lmem=1,bszy=1,bszz=1,lszz=1,szy=64,szz=64,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 4384
-			;;
-		transpose)
-			record transpose4096-$dev transpose "-n 4096,4096" \
-				fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0 2256
-			;;
-		syr2k)
-			record syr2k1024-$dev syr2k "-n 1024,1024 -k 1024" \
-				fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2360
-			;;
-		conv3d)
-			record conv3d128-$dev conv3d "-n 128,128,128 -k 5,5,5" \
-				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 1626
-			;;
-		conv3d-k3)
-			record conv3d128k3-$dev conv3d "-n 128,128,128 -k 3,3,3" \
-				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 1626
-			;;
-		conv3d-k7)
-			record conv3d128k7-$dev conv3d "-n 128,128,128 -k 7,7,7" \
-				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 1626
-			;;
-		jacobi2d)
-			record jacobi2d4096-$dev jacobi2d "-n 4096,4096" \
-				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0 4272
-			;;
-		covariance)
-			record covariance1024-$dev covariance "-n 1024,1024 -k 1024" \
-				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2790
-			;;
-		sepfilter)
-			record sepfilter4096-$dev sepfilter "-n 4096,4096 -k 33" \
-				fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 3552
-			;;
-		stencil3d)
-			record stencil3d256-$dev stencil3d "-n 256,256,256" \
-				fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0 3480
-			;;
-		conv1d)
-			record conv1d32768-$dev conv1d "-n 32768 -k 32768" \
-				"$mvt_pins" 3100
-			;;
-		matmul-guard)
-			record matmul-guard2000-$dev matmul-guard "-n 2000,2000 -k 2000" \
-				fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0 2592
-			;;
-		mvt)
-			record mvt8192-$dev mvt "-n 8192 -k 8192" \
-				"$mvt_pins" 2750
-			;;
-		boxfilter)
-			record boxfilter4096-$dev boxfilter "-n 4096,4096" \
-				"$boxfilter_pins" 1620
-			;;
-		fdtd-ey)
-			record fdtd-ey4096-$dev fdtd-ey "-n 4096,4096" \
-				"$fdtd_pins" 2112
-			;;
-		bicg)
-			record bicg8192-$dev bicg "-n 8192 -k 8192" \
-				"$mvt_pins" 2750
-			;;
-		gs-r)
-			record gs-r4096-$dev gs-r "-n 4096 -k 4096" \
-				"$mvt_pins" 2510
-			;;
-		covariance-tri)
-			record covariance-tri1024-$dev covariance-tri "-n 1024 -k 1024" \
-				"$mvt_pins" 1950
-			;;
-		stencil2d)
-			record stencil2d4096-$dev stencil2d "-n 4096,4096" \
-				"$boxfilter_pins" 1620
-			;;
-		gs-update)
-			record gs-update4096-$dev gs-update "-n 4096,4096" \
-				"$boxfilter_pins" 810
-			;;
-		fdtd-hz)
-			record fdtd-hz4096-$dev fdtd-hz "-n 4096,4096" \
-				"$fdtd_pins" 2112
-			;;
-		gs-update8192)
-			record gs-update8192-$dev gs-update "-n 8192,8192" \
-				"$boxfilter_pins" 870
-			;;
-		gs-update2048)
-			record gs-update2048-$dev gs-update "-n 2048,2048" \
-				"$boxfilter_pins" 720
-			;;
-		jacobi2d-box)
-			record jacobi2d4096-$dev-box jacobi2d "-n 4096,4096" \
-				"$boxfilter_pins" 1620
-			;;
-		transpose-box)
-			record transpose4096-$dev-box transpose "-n 4096,4096" \
-				"$boxfilter_pins" 810
-			;;
-		fdtd-ey-box)
-			record fdtd-ey4096-$dev-box fdtd-ey "-n 4096,4096" \
-				"$boxfilter_pins" 1620
-			;;
-		gs-r8192)
-			record gs-r8192-$dev gs-r "-n 8192 -k 8192" \
-				"$mvt_pins" 2750
-			;;
-		*)
-			echo "groundtruth.sh: unknown table $which (matmul, conv2d, syrk, nbody, mv, nbody-wide, mv-wide, conv2d-wide, matmul-wide, dcs3d, transpose, syr2k, conv3d, conv3d-k3, conv3d-k7, jacobi2d, covariance, sepfilter, stencil3d, conv1d, matmul-guard, mvt, boxfilter, fdtd-ey, bicg, gs-r, covariance-tri, stencil2d, gs-update, fdtd-hz, gs-update8192, gs-update2048, jacobi2d-box, transpose-box, fdtd-ey-box or gs-r8192)" >&2
+		line=$(awk -F'|' -v part="$which" '$1 == part' <<<"$tables")
+		if [ -z "$line" ]; then
+			parts=$(awk -F'|' 'NF { printf "%s%s", sep, $1; sep = ", " }' <<<"$tables")
+			echo "groundtruth.sh: unknown table $which (${parts%, *} or ${parts##*, })" >&2
 			exit 2
-			;;
-		esac
+		fi
+		IFS='|' read -r _ name kernel size pins points <<<"$line"
+		record "$name" "$kernel" "$size" "$pins" "$points"
 	done
 done
