@@ -125,23 +125,23 @@ jacobi2d|jacobi2d4096-$dev|jacobi2d|-n 4096,4096|fullunroll=1,interleave=1,vw=1,
 covariance|covariance1024-$dev|covariance|-n 1024,1024 -k 1024|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2790
 sepfilter|sepfilter4096-$dev|sepfilter|-n 4096,4096 -k 33|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|3552
 stencil3d|stencil3d256-$dev|stencil3d|-n 256,256,256|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0|3480
-conv1d|conv1d32768-$dev|conv1d|-n 32768 -k 32768|"$mvt_pins"|3100
+conv1d|conv1d32768-$dev|conv1d|-n 32768 -k 32768|$mvt_pins|3100
 matmul-guard|matmul-guard2000-$dev|matmul-guard|-n 2000,2000 -k 2000|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2592
-mvt|mvt8192-$dev|mvt|-n 8192 -k 8192|"$mvt_pins"|2750
-boxfilter|boxfilter4096-$dev|boxfilter|-n 4096,4096|"$boxfilter_pins"|1620
-fdtd-ey|fdtd-ey4096-$dev|fdtd-ey|-n 4096,4096|"$fdtd_pins"|2112
-bicg|bicg8192-$dev|bicg|-n 8192 -k 8192|"$mvt_pins"|2750
-gs-r|gs-r4096-$dev|gs-r|-n 4096 -k 4096|"$mvt_pins"|2510
-covariance-tri|covariance-tri1024-$dev|covariance-tri|-n 1024 -k 1024|"$mvt_pins"|1950
-stencil2d|stencil2d4096-$dev|stencil2d|-n 4096,4096|"$boxfilter_pins"|1620
-gs-update|gs-update4096-$dev|gs-update|-n 4096,4096|"$boxfilter_pins"|810
-fdtd-hz|fdtd-hz4096-$dev|fdtd-hz|-n 4096,4096|"$fdtd_pins"|2112
-gs-update8192|gs-update8192-$dev|gs-update|-n 8192,8192|"$boxfilter_pins"|870
-gs-update2048|gs-update2048-$dev|gs-update|-n 2048,2048|"$boxfilter_pins"|720
-jacobi2d-box|jacobi2d4096-$dev-box|jacobi2d|-n 4096,4096|"$boxfilter_pins"|1620
-transpose-box|transpose4096-$dev-box|transpose|-n 4096,4096|"$boxfilter_pins"|810
-fdtd-ey-box|fdtd-ey4096-$dev-box|fdtd-ey|-n 4096,4096|"$boxfilter_pins"|1620
-gs-r8192|gs-r8192-$dev|gs-r|-n 8192 -k 8192|"$mvt_pins"|2750
+mvt|mvt8192-$dev|mvt|-n 8192 -k 8192|$mvt_pins|2750
+boxfilter|boxfilter4096-$dev|boxfilter|-n 4096,4096|$boxfilter_pins|1620
+fdtd-ey|fdtd-ey4096-$dev|fdtd-ey|-n 4096,4096|$fdtd_pins|2112
+bicg|bicg8192-$dev|bicg|-n 8192 -k 8192|$mvt_pins|2750
+gs-r|gs-r4096-$dev|gs-r|-n 4096 -k 4096|$mvt_pins|2510
+covariance-tri|covariance-tri1024-$dev|covariance-tri|-n 1024 -k 1024|$mvt_pins|1950
+stencil2d|stencil2d4096-$dev|stencil2d|-n 4096,4096|$boxfilter_pins|1620
+gs-update|gs-update4096-$dev|gs-update|-n 4096,4096|$boxfilter_pins|810
+fdtd-hz|fdtd-hz4096-$dev|fdtd-hz|-n 4096,4096|$fdtd_pins|2112
+gs-update8192|gs-update8192-$dev|gs-update|-n 8192,8192|$boxfilter_pins|870
+gs-update2048|gs-update2048-$dev|gs-update|-n 2048,2048|$boxfilter_pins|720
+jacobi2d-box|jacobi2d4096-$dev-box|jacobi2d|-n 4096,4096|$boxfilter_pins|1620
+transpose-box|transpose4096-$dev-box|transpose|-n 4096,4096|$boxfilter_pins|810
+fdtd-ey-box|fdtd-ey4096-$dev-box|fdtd-ey|-n 4096,4096|$boxfilter_pins|1620
+gs-r8192|gs-r8192-$dev|gs-r|-n 8192 -k 8192|$mvt_pins|2750
 "
 
 for t in "${@:-matmul conv2d}"; do
