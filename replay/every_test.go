@@ -73,9 +73,10 @@ func BenchmarkEveryTable(b *testing.B) {
 	}
 	budget := func(t *Table) int { return max(20, int(*everyShare*float64(t.Len())+1e-9)) }
 	for range b.N {
-		results, errs := replayEach(tables, *everyParallel, func(i int) Config {
+		config := func(i int) Config {
 			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored}}
-		})
+		}
+		results, errs := replayEach(tables, *everyParallel, config)
 		rows := make([]row, len(files))
 		for i, tab := range tables {
 			if errs[i] != nil {
@@ -109,8 +110,8 @@ func BenchmarkEveryTable(b *testing.B) {
 		if *everyAnchored != 0 {
 			name += fmt.Sprintf(", anchored initial points %d", *everyAnchored)
 		}
-		first := max(*everySeed, 1)
-		b.Logf("%s, seeds %d to %d, a budget of %.3g of each table", name, first, first+19, *everyShare)
+		first, seeds := config(0).SeedRange()
+		b.Logf("%s, seeds %d to %d, a budget of %.3g of each table", name, first, first+seeds-1, *everyShare)
 		b.Log("| table | budget | at 2.5% (evaluations) | median at 0.95 from | beats random | first budget not beating it | lowest score (at) | score at 20 | 2.5% | 5% | 10% |")
 		b.Log("|---|---|---|---|---|---|---|---|---|---|---|")
 		type tally struct {

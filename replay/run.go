@@ -163,19 +163,25 @@ func checkAny(infos []strategies.Info, opt strategies.Options) error {
 	return err
 }
 
+// SeedRange returns the seed of the first search and the number of
+// searches per strategy, the defaults filled in.
+func (c Config) SeedRange() (first, n int) {
+	first, n = max(c.FirstSeed, 1), c.Seeds
+	if n <= 0 {
+		n = 20
+	}
+	return first, n
+}
+
 // replayOne replays one of cfg.Strategies, info, for cfg.Seeds seeds from
 // cfg.FirstSeed and scores it (cfg's Strategies unread).
 func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) (*Result, error) {
-	seeds := cfg.Seeds
-	if seeds <= 0 {
-		seeds = 20
-	}
+	first, seeds := cfg.SeedRange()
 	from := cfg.From
 	if from <= 0 {
 		from = 20
 	}
 	from = min(from, cfg.Evaluations)
-	first := max(cfg.FirstSeed, 1)
 	best := make([][]float64, seeds) // per seed: best time after each evaluation
 	stopped := map[string]int{}
 	for s := range seeds {
