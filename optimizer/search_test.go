@@ -393,6 +393,14 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"transpose", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 810},
 		{"fdtd-ey", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
 		{"gs-r", kernels.Size{N: []int{8192}, K: []int{8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2750},
+		{"gs-update", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1056},
+		{"gs-update", kernels.Size{N: []int{8192, 8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1074},
+		{"gs-update", kernels.Size{N: []int{6144, 6144}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 870},
+		{"fdtd-hz", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 1620},
+		{"transpose", kernels.Size{N: []int{8192, 8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0", 870},
+		{"stencil2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2112},
+		{"boxfilter", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2112},
+		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2112},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -356,56 +356,64 @@ func TestCommittedTables(t *testing.T) {
 		rows, failed int
 		optimum      float64 // ms
 	}{
-		"matmul128-pocl.csv":         {895, 0, 0.103785},
-		"conv2d256-pocl.csv":         {693, 16, 0.143729},
-		"mv1024-pocl.csv":            {945, 0, 0.335639},
-		"matmul1024-h100.csv":        {1295, 99, 0.08512},
-		"conv2d1024-h100.csv":        {885, 68, 0.012608},
-		"matmul128-pocl-xeon.csv":    {1875, 375, 0.0423905},
-		"conv2d256-pocl-xeon.csv":    {894, 180, 0.0493025},
-		"mv1024-pocl-xeon.csv":       {1070, 0, 0.05844149999999999},
-		"conv2d1024-h100-quiet.csv":  {885, 68, 0.012256},
-		"syrk1024-h100.csv":          {912, 200, 0.085504},
-		"nbody32768-h100.csv":        {504, 63, 1.895808},
-		"mv8192-h100.csv":            {523, 0, 0.33728},
-		"nbody32768-h100-wide.csv":   {2480, 310, 1.018592},
-		"mv8192-h100-wide.csv":       {2200, 0, 0.300128},
-		"conv2d1024-h100-wide.csv":   {2890, 1155, 0.012416},
-		"matmul1024-h100-wide.csv":   {4608, 1712, 0.082432},
-		"transpose4096-h100.csv":     {2256, 0, 0.069408},
-		"syr2k1024-h100.csv":         {2360, 1402, 0.157984},
-		"dcs3d64-h100.csv":           {4384, 548, 0.358336},
-		"matmul512-pocl.csv":         {510, 0, 1.1904335},
-		"mv4096-pocl.csv":            {570, 0, 2.1592114999999996},
-		"conv2d2048-pocl.csv":        {570, 0, 1.8864545},
-		"conv3d128-h100.csv":         {1626, 65, 0.045728},
-		"jacobi2d4096-h100.csv":      {4272, 0, 0.056384},
-		"covariance1024-h100.csv":    {2790, 132, 0.092832},
-		"sepfilter4096-h100.csv":     {3552, 159, 0.078912},
-		"stencil3d256-h100.csv":      {3480, 89, 0.06048},
-		"conv1d32768-h100.csv":       {3100, 10, 0.372224},
-		"matmul-guard2000-h100.csv":  {2592, 496, 2.31456},
-		"mvt8192-h100.csv":           {2750, 325, 0.28016},
-		"boxfilter4096-h100.csv":     {1620, 78, 0.050624},
-		"fdtd-ey4096-h100.csv":       {2112, 24, 0.075552},
-		"conv3d128-h200.csv":         {1626, 65, 0.045632},
-		"boxfilter4096-h200.csv":     {1620, 78, 0.044064},
-		"transpose4096-h200.csv":     {2256, 0, 0.061024},
-		"mvt8192-h200.csv":           {2750, 325, 0.291264},
-		"sepfilter4096-h200.csv":     {3552, 159, 0.07568},
-		"conv3d128k3-h200.csv":       {1626, 25, 0.015328},
-		"conv3d128k7-h200.csv":       {1626, 90, 0.096096},
-		"bicg8192-h200.csv":          {2750, 475, 0.319488},
-		"gs-r4096-h200.csv":          {2510, 230, 0.149088},
-		"stencil2d4096-h200.csv":     {1620, 78, 0.038784},
-		"gs-update4096-h200.csv":     {810, 0, 0.033408},
-		"fdtd-hz4096-h200.csv":       {2112, 84, 0.066752},
-		"gs-update8192-h200.csv":     {870, 0, 0.126048},
-		"gs-update2048-h200.csv":     {720, 0, 0.01088},
-		"jacobi2d4096-h200-box.csv":  {1620, 78, 0.044416},
-		"transpose4096-h200-box.csv": {810, 0, 0.251776},
-		"fdtd-ey4096-h200-box.csv":   {1620, 78, 0.050432},
-		"gs-r8192-h200.csv":          {2750, 325, 0.295168},
+		"matmul128-pocl.csv":          {895, 0, 0.103785},
+		"conv2d256-pocl.csv":          {693, 16, 0.143729},
+		"mv1024-pocl.csv":             {945, 0, 0.335639},
+		"matmul1024-h100.csv":         {1295, 99, 0.08512},
+		"conv2d1024-h100.csv":         {885, 68, 0.012608},
+		"matmul128-pocl-xeon.csv":     {1875, 375, 0.0423905},
+		"conv2d256-pocl-xeon.csv":     {894, 180, 0.0493025},
+		"mv1024-pocl-xeon.csv":        {1070, 0, 0.05844149999999999},
+		"conv2d1024-h100-quiet.csv":   {885, 68, 0.012256},
+		"syrk1024-h100.csv":           {912, 200, 0.085504},
+		"nbody32768-h100.csv":         {504, 63, 1.895808},
+		"mv8192-h100.csv":             {523, 0, 0.33728},
+		"nbody32768-h100-wide.csv":    {2480, 310, 1.018592},
+		"mv8192-h100-wide.csv":        {2200, 0, 0.300128},
+		"conv2d1024-h100-wide.csv":    {2890, 1155, 0.012416},
+		"matmul1024-h100-wide.csv":    {4608, 1712, 0.082432},
+		"transpose4096-h100.csv":      {2256, 0, 0.069408},
+		"syr2k1024-h100.csv":          {2360, 1402, 0.157984},
+		"dcs3d64-h100.csv":            {4384, 548, 0.358336},
+		"matmul512-pocl.csv":          {510, 0, 1.1904335},
+		"mv4096-pocl.csv":             {570, 0, 2.1592114999999996},
+		"conv2d2048-pocl.csv":         {570, 0, 1.8864545},
+		"conv3d128-h100.csv":          {1626, 65, 0.045728},
+		"jacobi2d4096-h100.csv":       {4272, 0, 0.056384},
+		"covariance1024-h100.csv":     {2790, 132, 0.092832},
+		"sepfilter4096-h100.csv":      {3552, 159, 0.078912},
+		"stencil3d256-h100.csv":       {3480, 89, 0.06048},
+		"conv1d32768-h100.csv":        {3100, 10, 0.372224},
+		"matmul-guard2000-h100.csv":   {2592, 496, 2.31456},
+		"mvt8192-h100.csv":            {2750, 325, 0.28016},
+		"boxfilter4096-h100.csv":      {1620, 78, 0.050624},
+		"fdtd-ey4096-h100.csv":        {2112, 24, 0.075552},
+		"conv3d128-h200.csv":          {1626, 65, 0.045632},
+		"boxfilter4096-h200.csv":      {1620, 78, 0.044064},
+		"transpose4096-h200.csv":      {2256, 0, 0.061024},
+		"mvt8192-h200.csv":            {2750, 325, 0.291264},
+		"sepfilter4096-h200.csv":      {3552, 159, 0.07568},
+		"conv3d128k3-h200.csv":        {1626, 25, 0.015328},
+		"conv3d128k7-h200.csv":        {1626, 90, 0.096096},
+		"bicg8192-h200.csv":           {2750, 475, 0.319488},
+		"gs-r4096-h200.csv":           {2510, 230, 0.149088},
+		"stencil2d4096-h200.csv":      {1620, 78, 0.038784},
+		"gs-update4096-h200.csv":      {810, 0, 0.033408},
+		"fdtd-hz4096-h200.csv":        {2112, 84, 0.066752},
+		"gs-update8192-h200.csv":      {870, 0, 0.126048},
+		"gs-update2048-h200.csv":      {720, 0, 0.01088},
+		"jacobi2d4096-h200-box.csv":   {1620, 78, 0.044416},
+		"transpose4096-h200-box.csv":  {810, 0, 0.251776},
+		"fdtd-ey4096-h200-box.csv":    {1620, 78, 0.050432},
+		"gs-r8192-h200.csv":           {2750, 325, 0.295168},
+		"gs-update4096-h200-fdtd.csv": {1056, 0, 0.041664},
+		"gs-update8192-h200-fdtd.csv": {1074, 0, 0.156896},
+		"gs-update6144-h200.csv":      {870, 0, 0.07584},
+		"fdtd-hz4096-h200-box.csv":    {1620, 168, 0.066816},
+		"transpose8192-h200-box.csv":  {870, 0, 0.991168},
+		"stencil2d4096-h200-fdtd.csv": {2112, 24, 0.040512},
+		"boxfilter4096-h200-fdtd.csv": {2112, 24, 0.04256},
+		"jacobi2d4096-h200-fdtd.csv":  {2112, 24, 0.044064},
 	}
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) != len(want) {
@@ -561,13 +569,19 @@ func repeatingTables(t testing.TB) []string {
 // moves"); gs-update, held out, came in the same day; the same kernel
 // at 8192, held out the next session, missed too until the start points'
 // anchored moves joined the opening's initial points (docs/replay.md,
-// "Anchored initial points").
+// "Anchored initial points"). Three of the eight tables held out from
+// that default the session after came in as misses: gs-update 8192 with
+// FDTD-EY's pins below 0.95, boxfilter and jacobi2d with them not beating
+// random search early.
 var misses = map[string]struct {
 	median float64
 	beats  bool
 	why    string
 }{
-	"gs-update4096-h200.csv": {0.930, true, "held out on 2026-12-02: its optimum is the only row within 5% of itself (810 rows, 2.5% is 21 evaluations), three moves from its slowest start point; with the start points' anchored moves among the opening's initial points it reaches 0.930 (the fourth row) at its fifth evaluation in every seed, the anchored move of the start point bszx=bszy=8 (bszy 8 to 4, szy kept at its top), where it was 0.720 without them"},
+	"gs-update4096-h200.csv":      {0.930, true, "held out on 2026-12-02: its optimum is the only row within 5% of itself (810 rows, 2.5% is 21 evaluations), three moves from its slowest start point; with the start points' anchored moves among the opening's initial points it reaches 0.930 (the fourth row) at its fifth evaluation in every seed, the anchored move of the start point bszx=bszy=8 (bszy 8 to 4, szy kept at its top), where it was 0.720 without them"},
+	"gs-update8192-h200-fdtd.csv": {0.920, true, "held out in the twenty-second session (gs-update 8192 with FDTD-EY's pins, bszx=1): two rows within 5% of its optimum (1074 rows, 2.5% is 27 evaluations), and no strategy reaches 0.95 there at 27 (hybrid 0.922); the plain start point's steepest descent ends near in 3 moves, the other start points' at 0.862-0.922"},
+	"boxfilter4096-h200-fdtd.csv": {0.983, false, "held out in the twenty-second session (boxfilter 4096 with FDTD-EY's pins): the default meets 0.95 at 2.5% (53 evaluations) but loses to random search from 20 to 43 evaluations, random search expecting 0.825 of the optimum at 20; its optimum needs lmem=1 and lszy=2, its start points have neither"},
+	"jacobi2d4096-h200-fdtd.csv":  {0.984, false, "held out in the twenty-second session (jacobi2d 4096 with FDTD-EY's pins): the default meets 0.95 at 2.5% (53 evaluations) but loses to random search at 20 evaluations (0.884 against its expected 0.893)"},
 }
 
 // TestDefaultOnRepeatingTables: the default strategy, replayed as
@@ -589,7 +603,10 @@ var misses = map[string]struct {
 // tables of kernels no table held (bicg, gs-r, stencil2d, gs-update and
 // fdtd-hz, on the H200) after the anchored moves, and five more held out
 // the next session (gs-update 8192, gs-r 8192, and jacobi2d, transpose
-// and fdtd-ey with BOXFILTER's pins) (docs/replay.md).
+// and fdtd-ey with BOXFILTER's pins), and seven more held out from the
+// anchored initial points the session after (gs-update 8192, stencil2d,
+// boxfilter and jacobi2d with FDTD-EY's pins, gs-update 6144, fdtd-hz and
+// transpose 8192 with BOXFILTER's) (docs/replay.md).
 func TestDefaultOnRepeatingTables(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the tables of repeating.txt, 20 seeds each (about four minutes on 2 cores)")

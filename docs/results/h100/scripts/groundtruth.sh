@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -43,6 +43,14 @@
 #   $OUT/groundtruth/transpose4096-h100-box.csv transpose n=4096x4096, boxfilter's pins, 810 points
 #   $OUT/groundtruth/fdtd-ey4096-h100-box.csv   fdtd-ey n=4096x4096, boxfilter's pins, 1620 points
 #   $OUT/groundtruth/gs-r8192-h100.csv        gs-r n=8192 k=8192, mvt's pins, 2750 points
+#   $OUT/groundtruth/gs-update4096-h100-fdtd.csv  gs-update n=4096x4096, fdtd-ey's pins, 1056 points
+#   $OUT/groundtruth/gs-update8192-h100-fdtd.csv  gs-update n=8192x8192, fdtd-ey's pins, 1074 points
+#   $OUT/groundtruth/gs-update6144-h100.csv   gs-update n=6144x6144, boxfilter's pins, 870 points
+#   $OUT/groundtruth/fdtd-hz4096-h100-box.csv   fdtd-hz n=4096x4096, boxfilter's pins, 1620 points
+#   $OUT/groundtruth/transpose8192-h100-box.csv transpose n=8192x8192, boxfilter's pins, 870 points
+#   $OUT/groundtruth/stencil2d4096-h100-fdtd.csv  stencil2d n=4096x4096, fdtd-ey's pins, 2112 points
+#   $OUT/groundtruth/boxfilter4096-h100-fdtd.csv  boxfilter n=4096x4096, fdtd-ey's pins, 2112 points
+#   $OUT/groundtruth/jacobi2d4096-h100-fdtd.csv   jacobi2d n=4096x4096, fdtd-ey's pins, 2112 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -82,7 +90,9 @@ fi
 # The pins of MVT (1DCONV's are the same), BOXFILTER and FDTD-EY, which
 # the held-out tables of 2026-12-02 (bicg, gs-r, covariance-tri;
 # stencil2d, gs-update; fdtd-hz) take as well, and those of the next
-# session (gs-r8192; gs-update8192, gs-update2048 and the -box tables).
+# session (gs-r8192; gs-update8192, gs-update2048 and the -box tables),
+# and those of the session after (session24.sh: the -fdtd tables,
+# gs-update6144, fdtd-hz-box and transpose8192-box).
 mvt_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0
 boxfilter_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0
 fdtd_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0
@@ -142,6 +152,14 @@ jacobi2d-box|jacobi2d4096-$dev-box|jacobi2d|-n 4096,4096|$boxfilter_pins|1620
 transpose-box|transpose4096-$dev-box|transpose|-n 4096,4096|$boxfilter_pins|810
 fdtd-ey-box|fdtd-ey4096-$dev-box|fdtd-ey|-n 4096,4096|$boxfilter_pins|1620
 gs-r8192|gs-r8192-$dev|gs-r|-n 8192 -k 8192|$mvt_pins|2750
+gs-update-fdtd|gs-update4096-$dev-fdtd|gs-update|-n 4096,4096|$fdtd_pins|1056
+gs-update8192-fdtd|gs-update8192-$dev-fdtd|gs-update|-n 8192,8192|$fdtd_pins|1074
+gs-update6144|gs-update6144-$dev|gs-update|-n 6144,6144|$boxfilter_pins|870
+fdtd-hz-box|fdtd-hz4096-$dev-box|fdtd-hz|-n 4096,4096|$boxfilter_pins|1620
+transpose8192-box|transpose8192-$dev-box|transpose|-n 8192,8192|$boxfilter_pins|870
+stencil2d-fdtd|stencil2d4096-$dev-fdtd|stencil2d|-n 4096,4096|$fdtd_pins|2112
+boxfilter-fdtd|boxfilter4096-$dev-fdtd|boxfilter|-n 4096,4096|$fdtd_pins|2112
+jacobi2d-fdtd|jacobi2d4096-$dev-fdtd|jacobi2d|-n 4096,4096|$fdtd_pins|2112
 "
 
 for t in "${@:-matmul conv2d}"; do
