@@ -5,7 +5,7 @@
 # subspaces of other pins or other sizes, given by the rules of earlier
 # tables before anything was measured: gs-update 4096 and 8192, stencil2d,
 # boxfilter and jacobi2d with FDTD-EY's pins (bszx=1, lszx=32; bszy, lszy,
-# szx, szy and lmem free), fdtd-hz and transpose 8192 with BOXFILTER's
+# szx and szy free, and lmem where the kernel stages through local memory), fdtd-hz and transpose 8192 with BOXFILTER's
 # (bszx, bszy, szx, szy and lmem free), gs-update 6144 with BOXFILTER's;
 # groundtruth.sh has them.
 # Binary: .gpu/hplopt.xz (`make gpu`, then xz).
