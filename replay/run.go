@@ -209,9 +209,9 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 	}
 	r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped}
 	for n := 1; n <= cfg.Evaluations; n++ {
-		p := t.score(best, n)
+		p, random := t.score(best, n)
 		r.Curve = append(r.Curve, p)
-		if n >= from && r.firstLoss == 0 && !t.beats(best, n, p) {
+		if n >= from && r.firstLoss == 0 && !t.beats(best, n, p, random) {
 			r.firstLoss = n
 		}
 	}
@@ -247,8 +247,9 @@ func bestSoFar(rep *autotune.Report, n int) []float64 {
 }
 
 // score returns the figures after n evaluations of the searches whose
-// best-so-far curves are best.
-func (t *Table) score(best [][]float64, n int) Point {
+// best-so-far curves are best, and random search's expected best there
+// (Table.ExpectedRandom), which the score is measured against.
+func (t *Table) score(best [][]float64, n int) (Point, float64) {
 	opt, worst := t.Optimum(), t.valid[len(t.valid)-1]
 	fr := make([]float64, len(best))
 	mean := 0.0
@@ -262,16 +263,17 @@ func (t *Table) score(best [][]float64, n int) Point {
 	if random-opt > 0 {
 		p.Score = (random - mean) / (random - opt)
 	}
-	return p
+	return p, random
 }
 
 // beats says whether the searches whose best-so-far curves are best beat
-// random search after n evaluations, p their figures there: by a positive
-// score, or, where random search's expected best is the optimum (n at
-// least the table's successful rows), by the optimum found in every
-// search, a tie that no search can better.
-func (t *Table) beats(best [][]float64, n int, p Point) bool {
-	if t.ExpectedRandom(n) > t.Optimum() {
+// random search after n evaluations, p their figures there and random
+// random search's expected best (both from score): by a positive score,
+// or, where random search's expected best is the optimum (n at least the
+// table's successful rows), by the optimum found in every search, a tie
+// that no search can better.
+func (t *Table) beats(best [][]float64, n int, p Point, random float64) bool {
+	if random > t.Optimum() {
 		return p.Score > 0
 	}
 	for _, b := range best {
