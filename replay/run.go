@@ -268,7 +268,7 @@ func (t *Table) score(best [][]float64, n int) (Point, float64) {
 
 // beats says whether the searches whose best-so-far curves are best beat
 // random search after n evaluations, p their figures there and random
-// random search's expected best (both from score): by a positive score,
+// the expected best of random search (both from score): by a positive score,
 // or, where random search's expected best is the optimum (n at least the
 // table's successful rows), by the optimum found in every search, a tie
 // that no search can better.
