@@ -239,13 +239,14 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	if cfg.Run.NoStart {
 		start = "no start points"
 	}
+	random := t.ExpectedRandom(n)
 	first, searches := cfg.Run.SeedRange()
 	seeds := fmt.Sprintf("%d seeds", searches)
 	if first > 1 {
 		seeds += fmt.Sprintf(" from %d", first)
 	}
 	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %s, %s; random search's expected best %.4g ms (fraction %.3f)\n",
-		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), seeds, start, t.ExpectedRandom(n), t.Optimum()/t.ExpectedRandom(n))
+		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), seeds, start, random, t.Optimum()/random)
 	for _, r := range results {
 		yes := "no"
 		if r.BeatsRandom {

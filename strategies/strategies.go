@@ -296,21 +296,16 @@ func nearSeeds(space *autotune.Space, r *rand.Rand, seeds []autotune.Point, n, a
 	if len(from) > 1 {
 		from = from[1:]
 	}
-	for _, p := range slices.Clone(out) {
-		var moves []autotune.Point
-		if anchored > 0 {
-			for _, q := range space.Anchored(p) {
-				if !in[q.Key()] {
-					moves = append(moves, q)
-				}
+	if anchored > 0 {
+		for _, p := range slices.Clone(out) {
+			moves := slices.DeleteFunc(space.Anchored(p), func(q autotune.Point) bool { return in[q.Key()] })
+			for i := 0; i < anchored && len(moves) > 0; i++ {
+				j := r.IntN(len(moves))
+				q := moves[j]
+				moves = slices.Delete(moves, j, j+1)
+				in[q.Key()] = true
+				out = append(out, q)
 			}
-		}
-		for i := 0; i < anchored && len(moves) > 0; i++ {
-			j := r.IntN(len(moves))
-			q := moves[j]
-			moves = slices.Delete(moves, j, j+1)
-			in[q.Key()] = true
-			out = append(out, q)
 		}
 	}
 	return append(out, space.Near(r, from, n, func(key string) bool { return in[key] })...)
