@@ -409,6 +409,13 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"stencil2d", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 2112},
 		{"boxfilter", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 2112},
 		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 2112},
+		{"transpose", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 1056},
+		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, mvtPins, 2750},
+		{"bicg", kernels.Size{N: []int{4096}, K: []int{4096}}, mvtPins, 2510},
+		{"mvt", kernels.Size{N: []int{4096}, K: []int{4096}}, mvtPins, 2510},
+		{"stencil2d", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
+		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
+		{"boxfilter", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -51,6 +51,13 @@
 #   $OUT/groundtruth/stencil2d4096-h100-fdtd.csv  stencil2d n=4096x4096, fdtd-ey's pins, 2112 points
 #   $OUT/groundtruth/boxfilter4096-h100-fdtd.csv  boxfilter n=4096x4096, fdtd-ey's pins, 2112 points
 #   $OUT/groundtruth/jacobi2d4096-h100-fdtd.csv   jacobi2d n=4096x4096, fdtd-ey's pins, 2112 points
+#   $OUT/groundtruth/transpose4096-h100-fdtd.csv  transpose n=4096x4096, fdtd-ey's pins, 1056 points
+#   $OUT/groundtruth/mv8192-h100-mvt.csv      mv n=8192 k=8192, mvt's pins, 2750 points
+#   $OUT/groundtruth/bicg4096-h100.csv        bicg n=4096 k=4096, mvt's pins, 2510 points
+#   $OUT/groundtruth/mvt4096-h100.csv         mvt n=4096 k=4096, mvt's pins, 2510 points
+#   $OUT/groundtruth/stencil2d8192-h100.csv   stencil2d n=8192x8192, boxfilter's pins, 1740 points
+#   $OUT/groundtruth/jacobi2d8192-h100-fdtd.csv   jacobi2d n=8192x8192, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/boxfilter8192-h100.csv   boxfilter n=8192x8192, boxfilter's pins, 1740 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -92,7 +99,9 @@ fi
 # stencil2d, gs-update; fdtd-hz) take as well, and those of the next
 # session (gs-r8192; gs-update8192, gs-update2048 and the -box tables),
 # and those of the session after (session24.sh: the -fdtd tables,
-# gs-update6144, fdtd-hz-box and transpose8192-box).
+# gs-update6144, fdtd-hz-box and transpose8192-box), and of the one after
+# that (session25.sh: transpose-fdtd, mv-mvt, bicg4096, mvt4096,
+# stencil2d8192, jacobi2d8192-fdtd, boxfilter8192).
 mvt_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0
 boxfilter_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0
 fdtd_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0
@@ -160,6 +169,13 @@ transpose8192-box|transpose8192-$dev-box|transpose|-n 8192,8192|$boxfilter_pins|
 stencil2d-fdtd|stencil2d4096-$dev-fdtd|stencil2d|-n 4096,4096|$fdtd_pins|2112
 boxfilter-fdtd|boxfilter4096-$dev-fdtd|boxfilter|-n 4096,4096|$fdtd_pins|2112
 jacobi2d-fdtd|jacobi2d4096-$dev-fdtd|jacobi2d|-n 4096,4096|$fdtd_pins|2112
+transpose-fdtd|transpose4096-$dev-fdtd|transpose|-n 4096,4096|$fdtd_pins|1056
+mv-mvt|mv8192-$dev-mvt|mv|-n 8192 -k 8192|$mvt_pins|2750
+bicg4096|bicg4096-$dev|bicg|-n 4096 -k 4096|$mvt_pins|2510
+mvt4096|mvt4096-$dev|mvt|-n 4096 -k 4096|$mvt_pins|2510
+stencil2d8192|stencil2d8192-$dev|stencil2d|-n 8192,8192|$boxfilter_pins|1740
+jacobi2d8192-fdtd|jacobi2d8192-$dev-fdtd|jacobi2d|-n 8192,8192|$fdtd_pins|2148
+boxfilter8192|boxfilter8192-$dev|boxfilter|-n 8192,8192|$boxfilter_pins|1740
 "
 
 for t in "${@:-matmul conv2d}"; do
