@@ -81,6 +81,13 @@ type BayesSettings struct {
 	// parameters at once, so the model, fitted with one length scale,
 	// rarely ranks them above the plain neighbours. Default false.
 	Anchored bool
+	// CoverMax has the first of Local's points each round chosen, by the
+	// same expected improvement, among the neighbours of the points whose
+	// neighbours Local chooses among that give a parameter whose range
+	// there has at most CoverMax values a value no point told has (a flag
+	// never tried), while there are any; before the anchored moves.
+	// Default 0: none.
+	CoverMax int
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
 	// Name is the name the strategy reports (a registry entry with its
@@ -285,7 +292,7 @@ func (b *Bayes) acquire() []autotune.Point {
 	if train == nil {
 		return nil
 	}
-	local, anchored := b.neighbourhood()
+	local, anchored, cover := b.neighbourhood()
 	pool := slices.Clone(local)
 	inLocal := map[string]bool{}
 	for _, p := range local {
@@ -335,7 +342,9 @@ func (b *Bayes) acquire() []autotune.Point {
 		cand := px
 		if len(out) < b.set.Local && len(out) < len(local) {
 			cand = px[:len(local)]
-			if len(out) == 0 && anchored > 0 {
+			if len(out) == 0 && cover > 0 {
+				cand = px[:cover]
+			} else if len(out) == 0 && anchored > 0 {
 				cand = px[:anchored]
 			}
 		}
@@ -363,11 +372,12 @@ func (b *Bayes) acquire() []autotune.Point {
 }
 
 // neighbourhood returns the neighbours never proposed nor measured of the
-// LocalBest fastest points measured (none when Local is 0), with Anchored
-// their anchored moves first, and how many of those there are.
-func (b *Bayes) neighbourhood() (local []autotune.Point, anchored int) {
+// LocalBest fastest points measured (none when Local is 0), with CoverMax
+// those that give a small range's parameter a value never told first,
+// then with Anchored their anchored moves, and how many of each there are.
+func (b *Bayes) neighbourhood() (local []autotune.Point, anchored, cover int) {
 	if b.set.Local == 0 {
-		return nil, 0
+		return nil, 0, 0
 	}
 	idx := make([]int, 0, len(b.fit))
 	for i, f := range b.fit {
@@ -386,16 +396,40 @@ func (b *Bayes) neighbourhood() (local []autotune.Point, anchored int) {
 		}
 	}
 	centres := b.centres(idx)
+	if b.set.CoverMax > 0 {
+		// The values of each parameter told.
+		told := make([]map[int]bool, b.space.Len())
+		for k := range told {
+			told[k] = map[int]bool{}
+		}
+		for _, p := range b.data {
+			for k := range told {
+				told[k][p.Value(k)] = true
+			}
+		}
+		for _, i := range centres {
+			p := b.data[i]
+			for _, q := range b.space.Neighbours(p) {
+				for k := range told {
+					if q.Value(k) != p.Value(k) && !told[k][q.Value(k)] && len(b.space.Range(k, q)) <= b.set.CoverMax {
+						add([]autotune.Point{q})
+						break
+					}
+				}
+			}
+		}
+		cover = len(local)
+	}
 	if b.set.Anchored {
 		for _, i := range centres {
 			add(b.space.Anchored(b.data[i]))
 		}
-		anchored = len(local)
+		anchored = len(local) - cover
 	}
 	for _, i := range centres {
 		add(b.space.Neighbours(b.data[i]))
 	}
-	return local, anchored
+	return local, anchored, cover
 }
 
 // centres returns the points (indices of data) whose neighbours Local

@@ -245,7 +245,7 @@ func TestBayesMinima(t *testing.T) {
 			b.Tell(e.p, r)
 		}
 		local := map[string]bool{}
-		points, _ := b.neighbourhood()
+		points, _, _ := b.neighbourhood()
 		for _, q := range points {
 			local[q.Key()] = true
 		}
@@ -307,7 +307,7 @@ func TestBayesAnchored(t *testing.T) {
 			}
 			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: float64(1 + i)})
 		}
-		_, candidates := b.neighbourhood() // the anchored moves among the local candidates
+		_, candidates, _ := b.neighbourhood() // the anchored moves among the local candidates
 		round := b.acquire()
 		if len(round) != 4 {
 			t.Fatalf("anchored=%v: a round of %d points, want 4", anchored, len(round))
@@ -332,6 +332,61 @@ func TestBayesAnchored(t *testing.T) {
 			if !near[q.Key()] && !moves[q.Key()] {
 				t.Errorf("anchored=%v: local point %v is neither a neighbour nor an anchored move of the centres", anchored, q)
 			}
+		}
+	}
+}
+
+// TestBayesCover checks that with CoverMax the first point of a round is
+// a neighbour of a point whose neighbours Local chooses among that gives
+// a parameter of at most CoverMax values a value no point told has (the
+// flag f, never 1), that there are no such candidates once a point with
+// f=1 is told, and none without CoverMax.
+func TestBayesCover(t *testing.T) {
+	pow := func(autotune.Point) []int { return []int{1, 2, 4, 8, 16} }
+	s, err := autotune.NewSpace(
+		autotune.Param{Name: "a", Range: pow},
+		autotune.Param{Name: "b", Range: pow},
+		autotune.Param{Name: "f", Range: func(autotune.Point) []int { return []int{0, 1} }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := [][]int{{4, 4, 0}, {4, 8, 0}, {16, 1, 0}, {1, 1, 0}, {16, 16, 0}, {1, 16, 0}, {2, 4, 0}, {8, 2, 0}}
+	for _, cover := range []int{0, 2} {
+		b := NewBayes(s, autotune.NewRand(1), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Minima: true, Anchored: true, CoverMax: cover})
+		for i, v := range told {
+			p, err := s.FromValues(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: float64(1 + i)})
+		}
+		_, _, candidates := b.neighbourhood()
+		if (candidates > 0) != (cover > 0) {
+			t.Fatalf("CoverMax %d: %d candidates giving f a value never told", cover, candidates)
+		}
+		if cover == 0 {
+			continue
+		}
+		round := b.acquire()
+		if len(round) == 0 {
+			t.Fatal("no round")
+		}
+		near := map[string]bool{}
+		for _, v := range [][]int{{4, 4, 0}, {16, 1, 0}} { // the centres: the fastest, and the fastest other minimum
+			p, _ := s.FromValues(v)
+			for _, q := range s.Neighbours(p) {
+				near[q.Key()] = true
+			}
+		}
+		if f := round[0].Get("f"); f != 1 || !near[round[0].Key()] {
+			t.Errorf("CoverMax %d: the round's first point %v, want a neighbour of a centre with f=1", cover, round[0])
+		}
+		// Told a point with f=1, f has no untried value left.
+		p, _ := s.FromValues([]int{1, 2, 1})
+		b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: 20})
+		if _, _, candidates := b.neighbourhood(); candidates != 0 {
+			t.Errorf("CoverMax %d: %d candidates after f=1 was told, want none", cover, candidates)
 		}
 	}
 }

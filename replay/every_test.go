@@ -22,6 +22,7 @@ var (
 	everyParallel = flag.Int("every-parallel", 2, "tables BenchmarkEveryTable replays at once")
 	everySeed     = flag.Int("every-seed", 1, "the first of BenchmarkEveryTable's 20 seeds")
 	everyAnchored = flag.Int("every-anchored", 0, "the opening's anchored initial points (strategies.OpeningSettings.Anchored; 0: the default, -1: none)")
+	everyCover    = flag.Int("every-cover", 0, "the opening's untried values first (strategies.OpeningSettings.Cover; 0: none, the default; 2: flags)")
 	everyLand     = flag.Bool("every-landscape", false, "BenchmarkEveryTable also logs each table's landscape (Table.Landscape) and Kendall's tau of its figures with the score at 2.5%")
 )
 
@@ -74,7 +75,7 @@ func BenchmarkEveryTable(b *testing.B) {
 	budget := func(t *Table) int { return max(20, int(*everyShare*float64(t.Len())+1e-9)) }
 	for range b.N {
 		config := func(i int) Config {
-			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored}}
+			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover}}
 		}
 		results, errs := replayEach(tables, *everyParallel, config)
 		rows := make([]row, len(files))
@@ -109,6 +110,9 @@ func BenchmarkEveryTable(b *testing.B) {
 		}
 		if *everyAnchored != 0 {
 			name += fmt.Sprintf(", anchored initial points %d", *everyAnchored)
+		}
+		if *everyCover != 0 {
+			name += fmt.Sprintf(", untried values first %d", *everyCover)
 		}
 		first, seeds := config(0).SeedRange()
 		b.Logf("%s, seeds %d to %d, a budget of %.3g of each table", name, first, first+seeds-1, *everyShare)

@@ -99,6 +99,16 @@ type OpeningSettings struct {
 	// with none (the plain one: its moves are all plain neighbours) adds
 	// none. Default 0: OpeningAnchored; negative for none.
 	Anchored int
+	// Cover has the first local point of each of hybrid's rounds chosen
+	// (by expected improvement) among the neighbours of its centres that
+	// give a parameter whose range has at most Cover values a value no
+	// point measured has, while there are any
+	// (costmodel.BayesSettings.CoverMax): a flag such as lmem is tried
+	// at the fastest points before the model, which learnt its effect
+	// elsewhere, writes it off. Default 0: none (docs/replay.md, "Untried
+	// values first": a candidate that the held-out tables have not yet
+	// made the default).
+	Cover int
 	// Share bounds the opening by the search's budget of evaluations (-e,
 	// or estimated from the time budget, autotune.Planner): hybrid chooses
 	// at most Share of it, fewer than Evaluations in a small budget.
@@ -241,6 +251,11 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	// The first local point of each round among their anchored moves
 	// (docs/replay.md, "Anchored moves").
 	set.Anchored = true
+	// With Cover, the first local point of each round a neighbour giving
+	// a parameter of few values a value never measured, while there are
+	// any (docs/replay.md, "Untried values first": a candidate, not the
+	// default).
+	set.CoverMax = opt.Opening.Cover
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
