@@ -397,27 +397,7 @@ func (b *Bayes) neighbourhood() (local []autotune.Point, anchored, cover int) {
 	}
 	centres := b.centres(idx)
 	if b.set.CoverMax > 0 {
-		// The values of each parameter told.
-		told := make([]map[int]bool, b.space.Len())
-		for k := range told {
-			told[k] = map[int]bool{}
-		}
-		for _, p := range b.data {
-			for k := range told {
-				told[k][p.Value(k)] = true
-			}
-		}
-		for _, i := range centres {
-			p := b.data[i]
-			for _, q := range b.space.Neighbours(p) {
-				for k := range told {
-					if q.Value(k) != p.Value(k) && !told[k][q.Value(k)] && len(b.space.Range(k, q)) <= b.set.CoverMax {
-						add([]autotune.Point{q})
-						break
-					}
-				}
-			}
-		}
+		add(b.untried(centres))
 		cover = len(local)
 	}
 	if b.set.Anchored {
@@ -430,6 +410,36 @@ func (b *Bayes) neighbourhood() (local []autotune.Point, anchored, cover int) {
 		add(b.space.Neighbours(b.data[i]))
 	}
 	return local, anchored, cover
+}
+
+// untried returns the neighbours of the centres (indices of data), in
+// their order, that give a parameter whose range there has at most
+// CoverMax values a value no point told has.
+func (b *Bayes) untried(centres []int) []autotune.Point {
+	told := make([]map[int]bool, b.space.Len()) // each parameter's values told
+	for k := range told {
+		told[k] = map[int]bool{}
+		for _, p := range b.data {
+			told[k][p.Value(k)] = true
+		}
+	}
+	fresh := func(p, q autotune.Point) bool {
+		for k := range told {
+			if v := q.Value(k); v != p.Value(k) && !told[k][v] && len(b.space.Range(k, q)) <= b.set.CoverMax {
+				return true
+			}
+		}
+		return false
+	}
+	var out []autotune.Point
+	for _, i := range centres {
+		for _, q := range b.space.Neighbours(b.data[i]) {
+			if fresh(b.data[i], q) {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
 }
 
 // centres returns the points (indices of data) whose neighbours Local
