@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -641,7 +642,10 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 			}
 			at := int(math.Ceil(0.025 * float64(tab.Len())))
 			tenth := tab.Len() / 10
-			rs, err := Replay(context.Background(), tab, Config{Strategies: []string{strategies.Default}, Evaluations: tenth, Seeds: 20})
+			// A search that found the optimum keeps it for the rest of
+			// the budget, so ending it there changes none of the figures
+			// asserted, and saves the model fits of the evaluations after.
+			rs, err := Replay(context.Background(), tab, Config{Strategies: []string{strategies.Default}, Evaluations: tenth, Seeds: 20, Stop: optimumFound(tab.Optimum())})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -662,6 +666,43 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 				t.Errorf("%s does not beat random search from 20 to %d evaluations", strategies.Default, tenth)
 			}
 		})
+	}
+}
+
+// optimumFound is a stop condition that holds once a search found a time
+// of at most opt, the table's optimum: from there its best-so-far curve,
+// and so every figure of its replay, is the same whether it goes on or not.
+type optimumFound float64
+
+func (o optimumFound) Done(s autotune.StopState) bool { return s.Found && s.BestMs <= float64(o) }
+func (o optimumFound) String() string                 { return fmt.Sprintf("best<=%gms", float64(o)) }
+
+// TestOptimumFoundChangesNothing: a replay that ends each search once it
+// found the optimum (as TestDefaultOnRepeatingTables does, to save time)
+// has the same curve, median and quartiles after every evaluation, the
+// same score and the same verdict against random search as one that
+// runs every search to its budget, on a table where some seeds find the
+// optimum early and some never do within it.
+func TestOptimumFoundChangesNothing(t *testing.T) {
+	tab, err := LoadCSV("../testdata/replay/gs-update4096-h200.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Strategies: []string{strategies.Default}, Evaluations: 40, Seeds: 6}
+	full, err := Replay(context.Background(), tab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Stop = optimumFound(tab.Optimum())
+	cut, err := Replay(context.Background(), tab, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut[0].Stopped[autotune.StopCondition.String()] == 0 {
+		t.Fatalf("no search found the optimum within 40 evaluations (%v): the test shows nothing", cut[0].Stopped)
+	}
+	if !reflect.DeepEqual(full[0].Curve, cut[0].Curve) || full[0].BeatsRandom != cut[0].BeatsRandom {
+		t.Errorf("ending each search at the optimum changed the replay:\n%+v\n%+v", full[0], cut[0])
 	}
 }
 
