@@ -416,6 +416,15 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"stencil2d", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
 		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
 		{"boxfilter", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
+		{"fdtd-ey", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
+		{"fdtd-hz", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
+		{"stencil2d", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
+		{"boxfilter", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
+		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
+		{"transpose", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 1074},
+		{"fdtd-ey", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
+		{"bicg", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
+		{"mvt", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -58,6 +58,15 @@
 #   $OUT/groundtruth/stencil2d8192-h100.csv   stencil2d n=8192x8192, boxfilter's pins, 1740 points
 #   $OUT/groundtruth/jacobi2d8192-h100-fdtd.csv   jacobi2d n=8192x8192, fdtd-ey's pins, 2148 points
 #   $OUT/groundtruth/boxfilter8192-h100.csv   boxfilter n=8192x8192, boxfilter's pins, 1740 points
+#   $OUT/groundtruth/fdtd-ey8192-h100.csv     fdtd-ey n=8192x8192, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/fdtd-hz8192-h100.csv     fdtd-hz n=8192x8192, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/stencil2d8192-h100-fdtd.csv  stencil2d n=8192x8192, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/boxfilter8192-h100-fdtd.csv  boxfilter n=8192x8192, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/jacobi2d8192-h100-box.csv    jacobi2d n=8192x8192, boxfilter's pins, 1740 points
+#   $OUT/groundtruth/transpose8192-h100-fdtd.csv  transpose n=8192x8192, fdtd-ey's pins, 1074 points
+#   $OUT/groundtruth/fdtd-ey8192-h100-box.csv     fdtd-ey n=8192x8192, boxfilter's pins, 1740 points
+#   $OUT/groundtruth/bicg16384-h100.csv       bicg n=16384 k=16384, mvt's pins, 2950 points
+#   $OUT/groundtruth/mvt16384-h100.csv        mvt n=16384 k=16384, mvt's pins, 2950 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -101,7 +110,10 @@ fi
 # and those of the session after (session24.sh: the -fdtd tables,
 # gs-update6144, fdtd-hz-box and transpose8192-box), and of the one after
 # that (session25.sh: transpose-fdtd, mv-mvt, bicg4096, mvt4096,
-# stencil2d8192, jacobi2d8192-fdtd, boxfilter8192).
+# stencil2d8192, jacobi2d8192-fdtd, boxfilter8192), and of the one after
+# that (session26.sh: fdtd-ey8192, fdtd-hz8192, stencil2d8192-fdtd,
+# boxfilter8192-fdtd, jacobi2d8192-box, transpose8192-fdtd,
+# fdtd-ey8192-box, bicg16384, mvt16384).
 mvt_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0
 boxfilter_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0
 fdtd_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0
@@ -176,6 +188,15 @@ mvt4096|mvt4096-$dev|mvt|-n 4096 -k 4096|$mvt_pins|2510
 stencil2d8192|stencil2d8192-$dev|stencil2d|-n 8192,8192|$boxfilter_pins|1740
 jacobi2d8192-fdtd|jacobi2d8192-$dev-fdtd|jacobi2d|-n 8192,8192|$fdtd_pins|2148
 boxfilter8192|boxfilter8192-$dev|boxfilter|-n 8192,8192|$boxfilter_pins|1740
+fdtd-ey8192|fdtd-ey8192-$dev|fdtd-ey|-n 8192,8192|$fdtd_pins|2148
+fdtd-hz8192|fdtd-hz8192-$dev|fdtd-hz|-n 8192,8192|$fdtd_pins|2148
+stencil2d8192-fdtd|stencil2d8192-$dev-fdtd|stencil2d|-n 8192,8192|$fdtd_pins|2148
+boxfilter8192-fdtd|boxfilter8192-$dev-fdtd|boxfilter|-n 8192,8192|$fdtd_pins|2148
+jacobi2d8192-box|jacobi2d8192-$dev-box|jacobi2d|-n 8192,8192|$boxfilter_pins|1740
+transpose8192-fdtd|transpose8192-$dev-fdtd|transpose|-n 8192,8192|$fdtd_pins|1074
+fdtd-ey8192-box|fdtd-ey8192-$dev-box|fdtd-ey|-n 8192,8192|$boxfilter_pins|1740
+bicg16384|bicg16384-$dev|bicg|-n 16384 -k 16384|$mvt_pins|2950
+mvt16384|mvt16384-$dev|mvt|-n 16384 -k 16384|$mvt_pins|2950
 "
 
 for t in "${@:-matmul conv2d}"; do
