@@ -23,6 +23,7 @@ var (
 	everySeed     = flag.Int("every-seed", 1, "the first of BenchmarkEveryTable's 20 seeds")
 	everyAnchored = flag.Int("every-anchored", 0, "the opening's anchored initial points (strategies.OpeningSettings.Anchored; 0: the default, -1: none)")
 	everyCover    = flag.Int("every-cover", 0, "the opening's untried values first (strategies.OpeningSettings.Cover; 0: none, the default; 2: flags)")
+	everyTables   = flag.String("every-tables", "*.csv", "the tables under testdata/replay BenchmarkEveryTable replays: a glob, or several separated by commas")
 	everyLand     = flag.Bool("every-landscape", false, "BenchmarkEveryTable also logs each table's landscape (Table.Landscape) and Kendall's tau of its figures with the score at 2.5%")
 )
 
@@ -50,11 +51,22 @@ var (
 // -every-landscape also logs each table's landscape, Table.Landscape, and
 // how its figures rank with the score at 2.5%; -every-seed 21 replays
 // seeds 21 to 40 instead of 1 to 20; -every-anchored -1 replays the
-// opening without its anchored initial points, the default before them.)
+// opening without its anchored initial points, the default before them;
+// -every-tables 'bicg*,mvt4096-h200.csv' replays only the tables those
+// globs match.)
 func BenchmarkEveryTable(b *testing.B) {
-	files, err := filepath.Glob("../testdata/replay/*.csv")
-	if err != nil || len(files) == 0 {
-		b.Fatalf("no tables under testdata/replay: %v", err)
+	var files []string
+	for _, glob := range strings.Split(*everyTables, ",") {
+		f, err := filepath.Glob(filepath.Join("../testdata/replay", glob))
+		if err != nil {
+			b.Fatalf("-every-tables %s: %v", *everyTables, err)
+		}
+		files = append(files, f...)
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	if len(files) == 0 {
+		b.Fatalf("no tables under testdata/replay match -every-tables %s", *everyTables)
 	}
 	repeating := repeatingTables(b)
 	type row struct {
@@ -68,6 +80,7 @@ func BenchmarkEveryTable(b *testing.B) {
 	}
 	tables := make([]*Table, len(files))
 	for i, file := range files {
+		var err error
 		if tables[i], err = LoadCSV(file); err != nil {
 			b.Fatal(err)
 		}
