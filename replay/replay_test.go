@@ -422,6 +422,8 @@ func TestCommittedTables(t *testing.T) {
 		"stencil2d8192-h200.csv":      {1740, 96, 0.137952},
 		"jacobi2d8192-h200-fdtd.csv":  {2148, 30, 0.156768},
 		"boxfilter8192-h200.csv":      {1740, 96, 0.15408},
+		"fdtd-ey8192-h200.csv":        {2148, 30, 0.22448},
+		"stencil2d8192-h200-fdtd.csv": {2148, 30, 0.146944},
 	}
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) != len(want) {

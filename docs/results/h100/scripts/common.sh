@@ -56,7 +56,8 @@ recordpart() {
 # recordparts PART,...: recordpart for each PART in turn, an unknown one
 # skipped with a message. With GUARD=S, no PART is begun once S seconds
 # have passed since the first (each is logged to $OUT/r/skipped.txt), so
-# that none is cut short by the 10 minutes of one command.
+# that none is cut short by the 10 minutes of one command. With AFTER_PART
+# set, that command runs after each PART (session22.sh packs what is done).
 recordparts() {
 	local part start
 	start=$(date +%s)
@@ -65,6 +66,7 @@ recordparts() {
 			echo "$part not begun: $GUARD s have passed" | tee -a "$OUT/r/skipped.txt"
 			continue
 		fi
-		recordpart "$part" || continue
+		recordpart "$part"
+		[ -z "${AFTER_PART:-}" ] || $AFTER_PART
 	done
 }

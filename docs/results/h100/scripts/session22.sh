@@ -12,13 +12,20 @@
 #   GUARD=S (default 400): no table is begun once S seconds have passed.
 #   ONEPASS=1: only the second pass and the re-check (common.sh's
 #     twopass), for a table whose two passes do not fit one command.
-# A command returns at most 8 files: everything is in $OUT/out.tgz.
+# A command returns at most 8 files: everything is in $OUT/out.tgz, packed
+# again after each table, so that a command cut short (its time limit, or
+# the session's device time running out) still returns the tables it
+# finished; the work is done in /tmp/session22-work.
 # Run from the repository root:
 #   OUT=/some/dir PART=bicg,gs-r,stencil2d bash docs/results/h100/scripts/session22.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
 : "${PART:?set PART to the tables}"
 export GT_DEV=h200
+RET=$OUT
+OUT=/tmp/session22-work
+rm -rf "$OUT" && mkdir -p "$OUT"
 source docs/results/h100/scripts/common.sh # $H, recheck, twopass, recordpart, recordparts
-GUARD=${GUARD:-400} recordparts "$PART"
-tar czf /tmp/session22-out.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/session22-out.tgz "$OUT/out.tgz"
+pack() { tar czf "$RET/.out.tgz" -C "$OUT" . && mv "$RET/.out.tgz" "$RET/out.tgz"; }
+pack
+GUARD=${GUARD:-400} AFTER_PART=pack recordparts "$PART"
