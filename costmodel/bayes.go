@@ -88,6 +88,18 @@ type BayesSettings struct {
 	// never tried), while there are any; before the anchored moves.
 	// Default 0: none.
 	CoverMax int
+	// OmitIllegal leaves the points rejected as Illegal (before anything
+	// was built: the transforms refused the setting, or it is over the
+	// device's limits; in a replay, a row recorded so or not in the
+	// table) out of the model, instead of taking them, as the other
+	// failures, for the slowest time measured: a setting the space cannot
+	// hold says nothing of how fast its legal neighbours run, and taken
+	// for the slowest it writes off a parameter's value (local memory)
+	// wherever it made some settings illegal (docs/replay.md, "Illegal
+	// points left out of the model"). They are still never proposed
+	// again. Default false: a candidate for the opening
+	// (strategies.OpeningSettings.OmitIllegal), not its default.
+	OmitIllegal bool
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
 	// Name is the name the strategy reports (a registry entry with its
@@ -183,7 +195,9 @@ type guess struct {
 
 // NewBayes returns a Bayesian optimization of space drawing from r.
 func NewBayes(space *autotune.Space, r *rand.Rand, set BayesSettings) *Bayes {
-	return &Bayes{stages: newStages(space, r), set: set.withDefaults(), given: set}
+	b := &Bayes{stages: newStages(space, r), set: set.withDefaults(), given: set}
+	b.omitIllegal = set.OmitIllegal
+	return b
 }
 
 // Name returns the settings' Name, "bayes" by default.

@@ -390,3 +390,57 @@ func TestBayesCover(t *testing.T) {
 		}
 	}
 }
+
+// TestBayesOmitIllegal: with OmitIllegal the points told as Illegal are
+// not in the model's training (without it they are, at the slowest time
+// told), and in neither case is one proposed again.
+func TestBayesOmitIllegal(t *testing.T) {
+	pow := func(autotune.Point) []int { return []int{1, 2, 4, 8, 16} }
+	s, err := autotune.NewSpace(
+		autotune.Param{Name: "a", Range: pow},
+		autotune.Param{Name: "b", Range: pow},
+		autotune.Param{Name: "f", Range: func(autotune.Point) []int { return []int{0, 1} }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := [][]int{{4, 4, 0}, {4, 8, 0}, {16, 1, 0}, {1, 1, 0}, {16, 16, 0}, {1, 16, 0}, {2, 4, 0}, {8, 2, 0}}
+	illegal := [][]int{{16, 4, 1}, {16, 8, 1}, {16, 16, 1}, {8, 16, 1}}
+	for _, omit := range []bool{false, true} {
+		b := NewBayes(s, autotune.NewRand(1), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Minima: true, Anchored: true, OmitIllegal: omit})
+		told := map[string]bool{}
+		for i, v := range ok {
+			p, _ := s.FromValues(v)
+			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: float64(1 + i)})
+			told[p.Key()] = true
+		}
+		for _, v := range illegal {
+			p, _ := s.FromValues(v)
+			b.Tell(p, autotune.Result{Outcome: autotune.Illegal})
+			told[p.Key()] = true
+		}
+		pts, y := b.training()
+		want := len(ok) + len(illegal)
+		if omit {
+			want = len(ok)
+		}
+		if len(pts) != want {
+			t.Errorf("OmitIllegal %v: %d points trained on, want %d", omit, len(pts), want)
+		}
+		if !omit && slices.Max(y) != math.Log(float64(len(ok))) {
+			t.Errorf("OmitIllegal false: the slowest log time trained on %v, want the slowest told, log(%d)", slices.Max(y), len(ok))
+		}
+		// The rest of the space, proposed: none of the points told again.
+		for range 40 {
+			p, more := b.Next()
+			if !more {
+				break
+			}
+			if told[p.Key()] {
+				t.Fatalf("OmitIllegal %v: %v proposed again", omit, p)
+			}
+			told[p.Key()] = true
+			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: 10})
+		}
+	}
+}

@@ -109,6 +109,13 @@ type OpeningSettings struct {
 	// values first": a candidate that the held-out tables have not yet
 	// made the default).
 	Cover int
+	// OmitIllegal leaves the points rejected as Illegal (the transforms'
+	// or the device's limits) out of the opening's model, instead of
+	// taking them for the slowest time measured
+	// (costmodel.BayesSettings.OmitIllegal). Default false: a candidate
+	// that the held-out tables have not yet made the default
+	// (docs/replay.md, "Illegal points left out of the model").
+	OmitIllegal bool
 	// Share bounds the opening by the search's budget of evaluations (-e,
 	// or estimated from the time budget, autotune.Planner): hybrid chooses
 	// at most Share of it, fewer than Evaluations in a small budget.
@@ -256,6 +263,10 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	// any (docs/replay.md, "Untried values first": a candidate, not the
 	// default).
 	set.CoverMax = opt.Opening.Cover
+	// With OmitIllegal, the points the space cannot hold left out of the
+	// model, not taken for the slowest (docs/replay.md, "Illegal points
+	// left out of the model": a candidate, not the default).
+	set.OmitIllegal = opt.Opening.OmitIllegal
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
