@@ -100,6 +100,22 @@ type BayesSettings struct {
 	// again. Default false: a candidate for the opening
 	// (strategies.OpeningSettings.OmitIllegal), not its default.
 	OmitIllegal bool
+	// Plateau, when positive, has the first PlateauRounds rounds look
+	// wider while the points measured when the model is first fitted lie
+	// on a plateau (the median time of their successes within Plateau, a
+	// share, of the best) and no time measured since is faster than that
+	// best by more than Plateau: the round's Local points are first the
+	// neighbours that flip a flag (a parameter of at most 2 values there)
+	// of each point measured within Plateau of the best time, those of
+	// the fastest points first, then chosen by expected improvement among
+	// the neighbours and anchored moves of those points instead of the
+	// LocalBest centres'. On a plateau the model cannot tell where a flag
+	// pays (local memory only with some tiles), and the fastest point is
+	// as good a centre as the others. Default 0: none.
+	Plateau float64
+	// PlateauRounds is the number of first rounds Plateau may widen.
+	// Default 3.
+	PlateauRounds int
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
 	// Name is the name the strategy reports (a registry entry with its
@@ -133,6 +149,9 @@ func (s BayesSettings) withDefaults() BayesSettings {
 	s.Local = min(max(s.Local, 0), s.Batch)
 	if s.LocalBest <= 0 {
 		s.LocalBest = 3
+	}
+	if s.PlateauRounds <= 0 {
+		s.PlateauRounds = 3
 	}
 	return s
 }
@@ -180,6 +199,10 @@ type Bayes struct {
 	// guess is what the last round's choice leaves for Likely: its last
 	// model and the pool it scored, the round's points taken.
 	guess *guess
+	// plateau is the initial points' best time when they lie on a
+	// plateau (Plateau), else 0; plateauSet says it was decided.
+	plateau    float64
+	plateauSet bool
 }
 
 // guess is a round's model and pool, and, once Likely asked, the pool's
@@ -306,7 +329,8 @@ func (b *Bayes) acquire() []autotune.Point {
 	if train == nil {
 		return nil
 	}
-	local, anchored, cover := b.neighbourhood()
+	plateau := b.onPlateau()
+	local, anchored, cover := b.neighbourhood(plateau)
 	pool := slices.Clone(local)
 	inLocal := map[string]bool{}
 	for _, p := range local {
@@ -354,6 +378,15 @@ func (b *Bayes) acquire() []autotune.Point {
 		// The round's first Local points come from the neighbourhood of
 		// the best (while it has points left), the others from anywhere.
 		cand := px
+		if plateau && len(out) < cover && len(out) < b.set.Local {
+			// The flags flipped at the fastest centres first.
+			pick := slices.Index(taken[:cover], false)
+			mean, _ := gp.Predict(px[pick], nil)
+			taken[pick] = true
+			out = append(out, pool[pick])
+			xs, y = append(xs, px[pick]), append(y, mean)
+			continue
+		}
 		if len(out) < b.set.Local && len(out) < len(local) {
 			cand = px[:len(local)]
 			if len(out) == 0 && cover > 0 {
@@ -385,11 +418,39 @@ func (b *Bayes) acquire() []autotune.Point {
 	return out
 }
 
+// onPlateau reports whether this round looks wider (Plateau), deciding
+// at the first model whether the points measured lie on a plateau.
+func (b *Bayes) onPlateau() bool {
+	if b.set.Plateau <= 0 || b.set.Local == 0 {
+		return false
+	}
+	best := math.Inf(1)
+	var f []float64
+	for _, x := range b.fit {
+		if !math.IsInf(x, 1) {
+			f = append(f, x)
+			best = min(best, x)
+		}
+	}
+	if !b.plateauSet {
+		b.plateauSet = true
+		if len(f) >= 3 {
+			slices.Sort(f)
+			if f[(len(f)-1)/2] <= f[0]*(1+b.set.Plateau) {
+				b.plateau = f[0]
+			}
+		}
+	}
+	return b.plateau > 0 && b.rounds <= b.set.PlateauRounds && best*(1+b.set.Plateau) >= b.plateau
+}
+
 // neighbourhood returns the neighbours never proposed nor measured of the
 // LocalBest fastest points measured (none when Local is 0), with CoverMax
 // those that give a small range's parameter a value never told first,
-// then with Anchored their anchored moves, and how many of each there are.
-func (b *Bayes) neighbourhood() (local []autotune.Point, anchored, cover int) {
+// then with Anchored their anchored moves, and how many of each there are;
+// on a plateau (Plateau) those of every point within Plateau of the best,
+// the flags flipped first (in place of CoverMax's).
+func (b *Bayes) neighbourhood(plateau bool) (local []autotune.Point, anchored, cover int) {
 	if b.set.Local == 0 {
 		return nil, 0, 0
 	}
@@ -410,7 +471,30 @@ func (b *Bayes) neighbourhood() (local []autotune.Point, anchored, cover int) {
 		}
 	}
 	centres := b.centres(idx)
-	if b.set.CoverMax > 0 {
+	if plateau && len(idx) > 0 {
+		// On a plateau: every point within Plateau of the best is a centre.
+		centres = nil
+		for _, i := range idx {
+			if b.fit[i] <= b.fit[idx[0]]*(1+b.set.Plateau) {
+				centres = append(centres, i)
+			}
+		}
+	}
+	if plateau {
+		// On a plateau: every flag flipped at every centre first.
+		for _, i := range centres {
+			p := b.data[i]
+			for _, q := range b.space.Neighbours(p) {
+				for k := range b.space.Len() {
+					if q.Value(k) != p.Value(k) && len(b.space.Range(k, q)) <= 2 {
+						add([]autotune.Point{q})
+						break
+					}
+				}
+			}
+		}
+		cover = len(local)
+	} else if b.set.CoverMax > 0 {
 		add(b.untried(centres))
 		cover = len(local)
 	}

@@ -245,7 +245,7 @@ func TestBayesMinima(t *testing.T) {
 			b.Tell(e.p, r)
 		}
 		local := map[string]bool{}
-		points, _, _ := b.neighbourhood()
+		points, _, _ := b.neighbourhood(false)
 		for _, q := range points {
 			local[q.Key()] = true
 		}
@@ -307,7 +307,7 @@ func TestBayesAnchored(t *testing.T) {
 			}
 			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: float64(1 + i)})
 		}
-		_, candidates, _ := b.neighbourhood() // the anchored moves among the local candidates
+		_, candidates, _ := b.neighbourhood(false) // the anchored moves among the local candidates
 		round := b.acquire()
 		if len(round) != 4 {
 			t.Fatalf("anchored=%v: a round of %d points, want 4", anchored, len(round))
@@ -361,7 +361,7 @@ func TestBayesCover(t *testing.T) {
 			}
 			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: float64(1 + i)})
 		}
-		_, _, candidates := b.neighbourhood()
+		_, _, candidates := b.neighbourhood(false)
 		if (candidates > 0) != (cover > 0) {
 			t.Fatalf("CoverMax %d: %d candidates giving f a value never told", cover, candidates)
 		}
@@ -385,7 +385,7 @@ func TestBayesCover(t *testing.T) {
 		// Told a point with f=1, f has no untried value left.
 		p, _ := s.FromValues([]int{1, 2, 1})
 		b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: 20})
-		if _, _, candidates := b.neighbourhood(); candidates != 0 {
+		if _, _, candidates := b.neighbourhood(false); candidates != 0 {
 			t.Errorf("CoverMax %d: %d candidates after f=1 was told, want none", cover, candidates)
 		}
 	}
@@ -441,6 +441,47 @@ func TestBayesOmitIllegal(t *testing.T) {
 			}
 			told[p.Key()] = true
 			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: 10})
+		}
+	}
+}
+
+// TestBayesPlateau: when the points told before the first model lie within
+// Plateau of each other, the round's first points are the neighbours of
+// the plateau's points that flip a flag, the fastest point's first; not
+// on a plateau (one point twice as fast), or without Plateau, the round
+// is chosen as before.
+func TestBayesPlateau(t *testing.T) {
+	pow := func(autotune.Point) []int { return []int{1, 2, 4, 8, 16} }
+	s, err := autotune.NewSpace(
+		autotune.Param{Name: "a", Range: pow},
+		autotune.Param{Name: "b", Range: pow},
+		autotune.Param{Name: "f", Range: func(autotune.Point) []int { return []int{0, 1} }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := [][]int{{4, 4, 0}, {4, 8, 0}, {16, 1, 0}, {1, 1, 0}, {16, 16, 0}, {1, 16, 0}, {2, 4, 0}, {8, 2, 0}}
+	for _, c := range []struct {
+		plateau float64
+		fastest float64 // the first point's time, the others 1.01 to 1.07
+		want    bool    // the round's first point flips f at the fastest
+	}{{0.1, 1, true}, {0, 1, false}, {0.1, 0.5, false}} {
+		b := NewBayes(s, autotune.NewRand(1), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Minima: true, Anchored: true, Plateau: c.plateau})
+		for i, v := range told {
+			p, _ := s.FromValues(v)
+			ms := 1 + float64(i)/100
+			if i == 0 {
+				ms = c.fastest
+			}
+			b.Tell(p, autotune.Result{Outcome: autotune.OK, Ms: ms})
+		}
+		round := b.acquire()
+		if len(round) == 0 {
+			t.Fatal("no round")
+		}
+		got := round[0].Get("a") == 4 && round[0].Get("b") == 4 && round[0].Get("f") == 1
+		if got != c.want {
+			t.Errorf("Plateau %v, fastest %v: the round's first point %v; want the fastest with f flipped: %v", c.plateau, c.fastest, round[0], c.want)
 		}
 	}
 }

@@ -116,6 +116,14 @@ type OpeningSettings struct {
 	// that the held-out tables have not yet made the default
 	// (docs/replay.md, "Illegal points left out of the model").
 	OmitIllegal bool
+	// Plateau has hybrid's first rounds look wider while the points it
+	// measured before its first model lie on a plateau, the median within
+	// Plateau (a share) of the best, until a point beats that best by
+	// more than Plateau (costmodel.BayesSettings.Plateau: the flags
+	// flipped at every point of the plateau first, the fastest first,
+	// then the neighbours of those points): a trial, 0.1 tried. Default
+	// 0: none.
+	Plateau float64
 	// Share bounds the opening by the search's budget of evaluations (-e,
 	// or estimated from the time budget, autotune.Planner): hybrid chooses
 	// at most Share of it, fewer than Evaluations in a small budget.
@@ -267,6 +275,7 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	// model, not taken for the slowest (docs/replay.md, "Illegal points
 	// left out of the model": a candidate, not the default).
 	set.OmitIllegal = opt.Opening.OmitIllegal
+	set.Plateau = opt.Opening.Plateau
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
