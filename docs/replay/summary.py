@@ -77,6 +77,15 @@ TABLES = [
     ("stencil2d4096-h200-fdtd", "STENCIL2D 4096 H200 fdtd", "h200"),
     ("boxfilter4096-h200-fdtd", "BOXFILTER 4096 H200 fdtd", "h200"),
     ("jacobi2d4096-h200-fdtd", "jacobi2d 4096 H200 fdtd", "h200"),
+    ("transpose4096-h200-fdtd", "TRANSPOSE 4096 H200 fdtd", "h200"),
+    ("mv8192-h200-mvt", "MV 8192 H200 mvt", "h200"),
+    ("bicg4096-h200", "BICG 4096 H200", "h200"),
+    ("mvt4096-h200", "MVT 4096 H200", "h200"),
+    ("stencil2d8192-h200", "STENCIL2D 8192 H200", "h200"),
+    ("jacobi2d8192-h200-fdtd", "jacobi2d 8192 H200 fdtd", "h200"),
+    ("boxfilter8192-h200", "BOXFILTER 8192 H200", "h200"),
+    ("fdtd-ey8192-h200", "FDTD-EY 8192 H200", "h200"),
+    ("stencil2d8192-h200-fdtd", "STENCIL2D 8192 H200 fdtd", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables
