@@ -336,12 +336,12 @@ func TestBayesAnchored(t *testing.T) {
 	}
 }
 
-// TestBayesCover checks that with CoverMax the first point of a round is
-// a neighbour of a point whose neighbours Local chooses among that gives
-// a parameter of at most CoverMax values a value no point told has (the
-// flag f, never 1), that there are no such candidates once a point with
-// f=1 is told, and none without CoverMax.
-func TestBayesCover(t *testing.T) {
+// flagSpace returns the space of TestBayesCover, TestBayesOmitIllegal and
+// TestBayesPlateau, two parameters of five powers of two and a flag f, and
+// eight points with f=0, which the tests tell in order, each slower than
+// the one before.
+func flagSpace(t *testing.T) (*autotune.Space, [][]int) {
+	t.Helper()
 	pow := func(autotune.Point) []int { return []int{1, 2, 4, 8, 16} }
 	s, err := autotune.NewSpace(
 		autotune.Param{Name: "a", Range: pow},
@@ -351,7 +351,16 @@ func TestBayesCover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	told := [][]int{{4, 4, 0}, {4, 8, 0}, {16, 1, 0}, {1, 1, 0}, {16, 16, 0}, {1, 16, 0}, {2, 4, 0}, {8, 2, 0}}
+	return s, [][]int{{4, 4, 0}, {4, 8, 0}, {16, 1, 0}, {1, 1, 0}, {16, 16, 0}, {1, 16, 0}, {2, 4, 0}, {8, 2, 0}}
+}
+
+// TestBayesCover checks that with CoverMax the first point of a round is
+// a neighbour of a point whose neighbours Local chooses among that gives
+// a parameter of at most CoverMax values a value no point told has (the
+// flag f, never 1), that there are no such candidates once a point with
+// f=1 is told, and none without CoverMax.
+func TestBayesCover(t *testing.T) {
+	s, told := flagSpace(t)
 	for _, cover := range []int{0, 2} {
 		b := NewBayes(s, autotune.NewRand(1), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Minima: true, Anchored: true, CoverMax: cover})
 		for i, v := range told {
@@ -395,16 +404,7 @@ func TestBayesCover(t *testing.T) {
 // not in the model's training (without it they are, at the slowest time
 // told), and in neither case is one proposed again.
 func TestBayesOmitIllegal(t *testing.T) {
-	pow := func(autotune.Point) []int { return []int{1, 2, 4, 8, 16} }
-	s, err := autotune.NewSpace(
-		autotune.Param{Name: "a", Range: pow},
-		autotune.Param{Name: "b", Range: pow},
-		autotune.Param{Name: "f", Range: func(autotune.Point) []int { return []int{0, 1} }},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ok := [][]int{{4, 4, 0}, {4, 8, 0}, {16, 1, 0}, {1, 1, 0}, {16, 16, 0}, {1, 16, 0}, {2, 4, 0}, {8, 2, 0}}
+	s, ok := flagSpace(t)
 	illegal := [][]int{{16, 4, 1}, {16, 8, 1}, {16, 16, 1}, {8, 16, 1}}
 	for _, omit := range []bool{false, true} {
 		b := NewBayes(s, autotune.NewRand(1), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Minima: true, Anchored: true, OmitIllegal: omit})
@@ -451,16 +451,7 @@ func TestBayesOmitIllegal(t *testing.T) {
 // on a plateau (one point twice as fast), or without Plateau, the round
 // is chosen as before.
 func TestBayesPlateau(t *testing.T) {
-	pow := func(autotune.Point) []int { return []int{1, 2, 4, 8, 16} }
-	s, err := autotune.NewSpace(
-		autotune.Param{Name: "a", Range: pow},
-		autotune.Param{Name: "b", Range: pow},
-		autotune.Param{Name: "f", Range: func(autotune.Point) []int { return []int{0, 1} }},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	told := [][]int{{4, 4, 0}, {4, 8, 0}, {16, 1, 0}, {1, 1, 0}, {16, 16, 0}, {1, 16, 0}, {2, 4, 0}, {8, 2, 0}}
+	s, told := flagSpace(t)
 	for _, c := range []struct {
 		plateau float64
 		fastest float64 // the first point's time, the others 1.01 to 1.07
