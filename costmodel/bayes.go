@@ -218,9 +218,18 @@ type guess struct {
 
 // NewBayes returns a Bayesian optimization of space drawing from r.
 func NewBayes(space *autotune.Space, r *rand.Rand, set BayesSettings) *Bayes {
-	b := &Bayes{stages: newStages(space, r), set: set.withDefaults(), given: set}
-	b.omitIllegal = set.OmitIllegal
-	return b
+	return &Bayes{stages: newStages(space, r), set: set.withDefaults(), given: set}
+}
+
+// Tell records p's result; with OmitIllegal, a point rejected as Illegal
+// is only marked seen, so that it is never proposed again but stays out
+// of the model.
+func (b *Bayes) Tell(p autotune.Point, r autotune.Result) {
+	if b.set.OmitIllegal && r.Outcome == autotune.Illegal {
+		b.seen.Tell(p, r)
+		return
+	}
+	b.stages.Tell(p, r)
 }
 
 // Name returns the settings' Name, "bayes" by default.
@@ -424,16 +433,14 @@ func (b *Bayes) onPlateau() bool {
 	if b.set.Plateau <= 0 || b.set.Local == 0 {
 		return false
 	}
-	best := math.Inf(1)
-	var f []float64
-	for _, x := range b.fit {
-		if !math.IsInf(x, 1) {
-			f = append(f, x)
-			best = min(best, x)
-		}
-	}
 	if !b.plateauSet {
 		b.plateauSet = true
+		var f []float64
+		for _, x := range b.fit {
+			if !math.IsInf(x, 1) {
+				f = append(f, x)
+			}
+		}
 		if len(f) >= 3 {
 			slices.Sort(f)
 			if f[(len(f)-1)/2] <= f[0]*(1+b.set.Plateau) {
@@ -441,7 +448,7 @@ func (b *Bayes) onPlateau() bool {
 			}
 		}
 	}
-	return b.plateau > 0 && b.rounds <= b.set.PlateauRounds && best*(1+b.set.Plateau) >= b.plateau
+	return b.plateau > 0 && b.rounds <= b.set.PlateauRounds && slices.Min(b.fit)*(1+b.set.Plateau) >= b.plateau
 }
 
 // neighbourhood returns the neighbours never proposed nor measured of the
@@ -471,31 +478,20 @@ func (b *Bayes) neighbourhood(plateau bool) (local []autotune.Point, anchored, c
 		}
 	}
 	centres := b.centres(idx)
-	if plateau && len(idx) > 0 {
-		// On a plateau: every point within Plateau of the best is a centre.
+	switch {
+	case plateau:
+		// Every point within Plateau of the best is a centre, and every
+		// flag flipped at each comes first.
 		centres = nil
 		for _, i := range idx {
 			if b.fit[i] <= b.fit[idx[0]]*(1+b.set.Plateau) {
 				centres = append(centres, i)
 			}
 		}
-	}
-	if plateau {
-		// On a plateau: every flag flipped at every centre first.
-		for _, i := range centres {
-			p := b.data[i]
-			for _, q := range b.space.Neighbours(p) {
-				for k := range b.space.Len() {
-					if q.Value(k) != p.Value(k) && len(b.space.Range(k, q)) <= 2 {
-						add([]autotune.Point{q})
-						break
-					}
-				}
-			}
-		}
+		add(b.smallMoves(centres, 2, false))
 		cover = len(local)
-	} else if b.set.CoverMax > 0 {
-		add(b.untried(centres))
+	case b.set.CoverMax > 0:
+		add(b.smallMoves(centres, b.set.CoverMax, true))
 		cover = len(local)
 	}
 	if b.set.Anchored {
@@ -510,20 +506,22 @@ func (b *Bayes) neighbourhood(plateau bool) (local []autotune.Point, anchored, c
 	return local, anchored, cover
 }
 
-// untried returns the neighbours of the centres (indices of data), in
-// their order, that give a parameter whose range there has at most
-// CoverMax values a value no point told has.
-func (b *Bayes) untried(centres []int) []autotune.Point {
+// smallMoves returns the neighbours of the centres (indices of data), in
+// their order, that move a parameter whose range there has at most
+// maxValues values; with untried, only to a value no point told has.
+func (b *Bayes) smallMoves(centres []int, maxValues int, untried bool) []autotune.Point {
 	told := make([]map[int]bool, b.space.Len()) // each parameter's values told
-	for k := range told {
-		told[k] = map[int]bool{}
-		for _, p := range b.data {
-			told[k][p.Value(k)] = true
+	if untried {
+		for k := range told {
+			told[k] = map[int]bool{}
+			for _, p := range b.data {
+				told[k][p.Value(k)] = true
+			}
 		}
 	}
-	fresh := func(p, q autotune.Point) bool {
+	moves := func(p, q autotune.Point) bool {
 		for k := range told {
-			if v := q.Value(k); v != p.Value(k) && !told[k][v] && len(b.space.Range(k, q)) <= b.set.CoverMax {
+			if v := q.Value(k); v != p.Value(k) && !told[k][v] && len(b.space.Range(k, q)) <= maxValues {
 				return true
 			}
 		}
@@ -532,7 +530,7 @@ func (b *Bayes) untried(centres []int) []autotune.Point {
 	var out []autotune.Point
 	for _, i := range centres {
 		for _, q := range b.space.Neighbours(b.data[i]) {
-			if fresh(b.data[i], q) {
+			if moves(b.data[i], q) {
 				out = append(out, q)
 			}
 		}

@@ -20,9 +20,6 @@ type stages struct {
 	rounds  int              // rounds planned after the first stage
 	data    []autotune.Point // points told, in order
 	fit     []float64        // fitness of data
-	// omitIllegal keeps the points rejected as Illegal out of data and
-	// fit (they are still seen, never proposed again).
-	omitIllegal bool
 }
 
 func newStages(space *autotune.Space, r *rand.Rand) stages {
@@ -98,9 +95,6 @@ func (s *stages) Tell(p autotune.Point, r autotune.Result) {
 		return
 	}
 	s.seen.Tell(p, r)
-	if s.omitIllegal && r.Outcome == autotune.Illegal {
-		return
-	}
 	s.data = append(s.data, p)
 	s.fit = append(s.fit, r.Fitness())
 }

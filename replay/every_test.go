@@ -130,6 +130,9 @@ func BenchmarkEveryTable(b *testing.B) {
 		if *everyCover != 0 {
 			name += fmt.Sprintf(", untried values first %d", *everyCover)
 		}
+		if *everyOmit {
+			name += ", illegal points left out of the model"
+		}
 		if *everyPlateau != 0 {
 			name += fmt.Sprintf(", plateau %g", *everyPlateau)
 		}

@@ -121,8 +121,9 @@ type OpeningSettings struct {
 	// Plateau (a share) of the best, until a point beats that best by
 	// more than Plateau (costmodel.BayesSettings.Plateau: the flags
 	// flipped at every point of the plateau first, the fastest first,
-	// then the neighbours of those points): a trial, 0.1 tried. Default
-	// 0: none.
+	// then the neighbours of those points). Default 0: none, a candidate
+	// that the held-out tables have not yet made the default, 0.1 tried
+	// (docs/replay.md, "A plateau of start points").
 	Plateau float64
 	// Share bounds the opening by the search's budget of evaluations (-e,
 	// or estimated from the time budget, autotune.Planner): hybrid chooses
