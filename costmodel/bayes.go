@@ -8,6 +8,10 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 )
 
+// PlateauRounds is BayesSettings.PlateauRounds's default: the first rounds
+// a plateau widens.
+const PlateauRounds = 3
+
 var (
 	_ autotune.Strategy  = (*Bayes)(nil)
 	_ autotune.Lookahead = (*Bayes)(nil)
@@ -113,8 +117,8 @@ type BayesSettings struct {
 	// pays (local memory only with some tiles), and the fastest point is
 	// as good a centre as the others. Default 0: none.
 	Plateau float64
-	// PlateauRounds is the number of first rounds Plateau may widen.
-	// Default 3.
+	// PlateauRounds is the number of first rounds Plateau may widen
+	// Default 0: the package's PlateauRounds.
 	PlateauRounds int
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
@@ -151,7 +155,7 @@ func (s BayesSettings) withDefaults() BayesSettings {
 		s.LocalBest = 3
 	}
 	if s.PlateauRounds <= 0 {
-		s.PlateauRounds = 3
+		s.PlateauRounds = PlateauRounds
 	}
 	return s
 }

@@ -41,6 +41,7 @@ const (
 	OpeningNeighbours  = 1
 	OpeningAnchored    = 1
 	OpeningShare       = 1.0 / 3
+	OpeningPlateau     = 0.1
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
@@ -121,9 +122,9 @@ type OpeningSettings struct {
 	// Plateau (a share) of the best, until a point beats that best by
 	// more than Plateau (costmodel.BayesSettings.Plateau: the flags
 	// flipped at every point of the plateau first, the fastest first,
-	// then the neighbours of those points). Default 0: none, a candidate
-	// that the held-out tables have not yet made the default, 0.1 tried
-	// (docs/replay.md, "A plateau of start points").
+	// then the neighbours of those points). Default 0: OpeningPlateau,
+	// the default since seven held-out tables confirmed it
+	// (docs/replay.md, "A plateau of start points"); negative for none.
 	Plateau float64
 	// Share bounds the opening by the search's budget of evaluations (-e,
 	// or estimated from the time budget, autotune.Planner): hybrid chooses
@@ -276,7 +277,15 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	// model, not taken for the slowest (docs/replay.md, "Illegal points
 	// left out of the model": a candidate, not the default).
 	set.OmitIllegal = opt.Opening.OmitIllegal
-	set.Plateau = opt.Opening.Plateau
+	// While the points measured before the first model lie on a plateau,
+	// the first rounds flip the flags at every point of it first
+	// (docs/replay.md, "A plateau of start points").
+	switch p := opt.Opening.Plateau; {
+	case p == 0:
+		set.Plateau = OpeningPlateau
+	case p > 0:
+		set.Plateau = p
+	}
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
@@ -362,7 +371,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves, and in the first %d rounds, while the points measured before the first model lie within %.0f%% of the best (median against best), the flags flipped at each of those points first, fastest first; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours, costmodel.PlateauRounds, 100*OpeningPlateau), newOpening})
 }
 
 // All returns the registered strategies, the default first.

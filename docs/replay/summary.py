@@ -86,6 +86,13 @@ TABLES = [
     ("boxfilter8192-h200", "BOXFILTER 8192 H200", "h200"),
     ("fdtd-ey8192-h200", "FDTD-EY 8192 H200", "h200"),
     ("stencil2d8192-h200-fdtd", "STENCIL2D 8192 H200 fdtd", "h200"),
+    ("fdtd-hz8192-h200", "FDTD-HZ 8192 H200", "h200"),
+    ("boxfilter8192-h200-fdtd", "BOXFILTER 8192 H200 fdtd", "h200"),
+    ("jacobi2d8192-h200-box", "jacobi2d 8192 H200 box", "h200"),
+    ("transpose8192-h200-fdtd", "TRANSPOSE 8192 H200 fdtd", "h200"),
+    ("fdtd-ey8192-h200-box", "FDTD-EY 8192 H200 box", "h200"),
+    ("mvt16384-h200", "MVT 16384 H200", "h200"),
+    ("bicg16384-h200", "BICG 16384 H200", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables
