@@ -425,6 +425,13 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"fdtd-ey", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
 		{"bicg", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
 		{"mvt", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
+		{"stencil2d", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 2148},
+		{"jacobi2d", kernels.Size{N: []int{6144, 6144}}, boxPins, 1740},
+		{"boxfilter", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 2148},
+		{"fdtd-hz", kernels.Size{N: []int{6144, 6144}}, boxPins, 1740},
+		{"fdtd-ey", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 2148},
+		{"transpose", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 1074},
+		{"conv2d", kernels.Size{N: []int{2048, 2048}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 1002},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

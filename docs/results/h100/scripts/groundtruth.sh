@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384|conv2d2048|stencil2d6144-fdtd|jacobi2d6144-box|boxfilter6144-fdtd|fdtd-hz6144-box|transpose6144-fdtd|fdtd-ey6144]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -67,6 +67,13 @@
 #   $OUT/groundtruth/fdtd-ey8192-h100-box.csv     fdtd-ey n=8192x8192, boxfilter's pins, 1740 points
 #   $OUT/groundtruth/bicg16384-h100.csv       bicg n=16384 k=16384, mvt's pins, 2950 points
 #   $OUT/groundtruth/mvt16384-h100.csv        mvt n=16384 k=16384, mvt's pins, 2950 points
+#   $OUT/groundtruth/conv2d2048-h100.csv      2DCONV n=2048x2048 k=7x7, as conv2d, 1002 points
+#   $OUT/groundtruth/stencil2d6144-h100-fdtd.csv  stencil2d n=6144x6144, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/jacobi2d6144-h100-box.csv    jacobi2d n=6144x6144, boxfilter's pins, 1740 points
+#   $OUT/groundtruth/boxfilter6144-h100-fdtd.csv  boxfilter n=6144x6144, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/fdtd-hz6144-h100-box.csv     fdtd-hz n=6144x6144, boxfilter's pins, 1740 points
+#   $OUT/groundtruth/transpose6144-h100-fdtd.csv  transpose n=6144x6144, fdtd-ey's pins, 1074 points
+#   $OUT/groundtruth/fdtd-ey6144-h100.csv     fdtd-ey n=6144x6144, fdtd-ey's pins, 2148 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -113,7 +120,9 @@ fi
 # stencil2d8192, jacobi2d8192-fdtd, boxfilter8192), and of the one after
 # that (session26.sh: fdtd-ey8192, fdtd-hz8192, stencil2d8192-fdtd,
 # boxfilter8192-fdtd, jacobi2d8192-box, transpose8192-fdtd,
-# fdtd-ey8192-box, bicg16384, mvt16384).
+# fdtd-ey8192-box, bicg16384, mvt16384), and of the one after that
+# (session27.sh: stencil2d6144-fdtd, jacobi2d6144-box, boxfilter6144-fdtd,
+# fdtd-hz6144-box, transpose6144-fdtd, fdtd-ey6144).
 mvt_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0
 boxfilter_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0
 fdtd_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0
@@ -197,6 +206,13 @@ transpose8192-fdtd|transpose8192-$dev-fdtd|transpose|-n 8192,8192|$fdtd_pins|107
 fdtd-ey8192-box|fdtd-ey8192-$dev-box|fdtd-ey|-n 8192,8192|$boxfilter_pins|1740
 bicg16384|bicg16384-$dev|bicg|-n 16384 -k 16384|$mvt_pins|2950
 mvt16384|mvt16384-$dev|mvt|-n 16384 -k 16384|$mvt_pins|2950
+conv2d2048|conv2d2048-$dev|conv2d|-n 2048,2048 -k 7,7|fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|1002
+stencil2d6144-fdtd|stencil2d6144-$dev-fdtd|stencil2d|-n 6144,6144|$fdtd_pins|2148
+jacobi2d6144-box|jacobi2d6144-$dev-box|jacobi2d|-n 6144,6144|$boxfilter_pins|1740
+boxfilter6144-fdtd|boxfilter6144-$dev-fdtd|boxfilter|-n 6144,6144|$fdtd_pins|2148
+fdtd-hz6144-box|fdtd-hz6144-$dev-box|fdtd-hz|-n 6144,6144|$boxfilter_pins|1740
+transpose6144-fdtd|transpose6144-$dev-fdtd|transpose|-n 6144,6144|$fdtd_pins|1074
+fdtd-ey6144|fdtd-ey6144-$dev|fdtd-ey|-n 6144,6144|$fdtd_pins|2148
 "
 
 for t in "${@:-matmul conv2d}"; do
