@@ -100,6 +100,7 @@ TABLES = [
 with open(os.path.join(HERE, "..", "..", "testdata", "replay", "repeating.txt")) as f:
     REPEAT = {l.strip()[:-len(".csv")] for l in f if l.strip() and not l.startswith("#")}
 import json
+import lzma
 
 ROW = re.compile(r"^(\w+)(?:@(\d+))? fraction=([\d.]+) q1=([\d.]+) q3=([\d.]+) score=(-?[\d.]+)(?: beats-random-from-20=(\w+))?")
 HEAD = re.compile(r"^# .*: (\d+) points .* (\d+) evaluations \(([\d.]+)%\)")
@@ -154,12 +155,13 @@ def named(points, full, budgets):
 def best_start(name):
     """The best start point's fraction of the optimum: genetic's curve after
     the start points (the header's count), the same in every seed."""
-    if not os.path.exists(os.path.join(HERE, name + ".json")):
+    path = os.path.join(HERE, name + ".json.xz")
+    if not os.path.exists(path):
         return None
     with open(os.path.join(HERE, name + ".txt")) as f:
         m = re.search(r"(\d+) start points", f.read())
     n = int(m.group(1))
-    with open(os.path.join(HERE, name + ".json")) as f:
+    with lzma.open(path) as f:
         res = json.load(f)
     curve = [r for r in res if r["strategy"] == "genetic"][0]["curve"]
     # Illegal start points take no place in the curve (they do not count
