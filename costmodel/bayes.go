@@ -353,7 +353,7 @@ func (b *Bayes) acquire() []autotune.Point {
 	if size := b.space.Size(); size.IsInt64() && size.Int64() <= int64(b.set.Whole) {
 		n, whole = b.set.Whole, true // the whole space
 	}
-	for _, p := range poolOf(b.space, b.seen, b.r, n) {
+	for _, p := range b.poolOf(n) {
 		if !inLocal[p.Key()] {
 			pool = append(pool, p)
 		}

@@ -251,26 +251,33 @@ func (m *Model) plan() bool {
 	return len(m.queue) > 0
 }
 
-// poolOf returns the points to predict: every point of space never
+// poolOf returns the points to predict: every point of the space never
 // proposed (seen), or n random ones drawn from r when the space is larger.
-func poolOf(space *autotune.Space, seen *autotune.Visited, r *rand.Rand, n int) []autotune.Point {
+// The whole space is enumerated once, into s.all, for every later round.
+func (s *stages) poolOf(n int) []autotune.Point {
 	var out []autotune.Point
-	size := space.Size()
+	size := s.space.Size()
 	if size.IsInt64() && size.Int64() <= int64(n) {
-		for i := int64(0); i < size.Int64(); i++ {
-			if p := space.At(big.NewInt(i)); !seen.Seen(p) {
+		if s.all == nil {
+			s.all = make([]autotune.Point, 0, size.Int64())
+			for i := int64(0); i < size.Int64(); i++ {
+				s.all = append(s.all, s.space.At(big.NewInt(i)))
+			}
+		}
+		for _, p := range s.all {
+			if !s.seen.Seen(p) {
 				out = append(out, p)
 			}
 		}
 		return out
 	}
-	s := autotune.NewRandom(space, r)
+	rs := autotune.NewRandom(s.space, s.r)
 	for tries := 0; len(out) < n && tries < 4*n; tries++ {
-		p, ok := s.Next()
+		p, ok := rs.Next()
 		if !ok {
 			break
 		}
-		if !seen.Seen(p) {
+		if !s.seen.Seen(p) {
 			out = append(out, p)
 		}
 	}
@@ -282,7 +289,7 @@ func poolOf(space *autotune.Space, seen *autotune.Visited, r *rand.Rand, n int) 
 // up to 2n more (9n with Refill, to replace the round's illegal points),
 // in the order predicted: Likely's guesses.
 func (m *Model) predictBest(n int) []autotune.Point {
-	pool := poolOf(m.space, m.seen, m.r, m.set.Pool)
+	pool := m.poolOf(m.set.Pool)
 	if len(pool) == 0 {
 		return nil
 	}

@@ -20,6 +20,10 @@ type stages struct {
 	rounds  int              // rounds planned after the first stage
 	data    []autotune.Point // points told, in order
 	fit     []float64        // fitness of data
+	// all holds every point of space, in index order, once a round
+	// predicted the whole space (poolOf): enumerated once per search, not
+	// once per round (points are values; none is changed in place).
+	all []autotune.Point
 }
 
 func newStages(space *autotune.Space, r *rand.Rand) stages {
