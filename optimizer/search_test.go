@@ -432,6 +432,16 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"fdtd-ey", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 2148},
 		{"transpose", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 1074},
 		{"conv2d", kernels.Size{N: []int{2048, 2048}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 1002},
+		{"sepfilter", kernels.Size{N: []int{8192, 8192}, K: []int{33}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 3710},
+		{"conv3d", kernels.Size{N: []int{256, 256, 256}, K: []int{3, 3, 3}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2180},
+		{"stencil3d", kernels.Size{N: []int{512, 512, 512}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0", 3840},
+		{"covariance", kernels.Size{N: []int{2048, 2048}, K: []int{2048}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 3410},
+		{"transpose", kernels.Size{N: []int{8192, 8192}}, "fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2328},
+		{"gs-update", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 1074},
+		{"conv1d", kernels.Size{N: []int{65536}, K: []int{65536}}, mvtPins, 3200},
+		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0", 4512},
+		{"gs-r", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
+		{"syrk", kernels.Size{N: []int{2048, 2048}, K: []int{2048}}, "fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 992},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

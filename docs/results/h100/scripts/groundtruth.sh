@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384|conv2d2048|stencil2d6144-fdtd|jacobi2d6144-box|boxfilter6144-fdtd|fdtd-hz6144-box|transpose6144-fdtd|fdtd-ey6144]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384|conv2d2048|stencil2d6144-fdtd|jacobi2d6144-box|boxfilter6144-fdtd|fdtd-hz6144-box|transpose6144-fdtd|fdtd-ey6144|conv3d256-k3|sepfilter8192|gs-update6144-fdtd|transpose8192|stencil3d512|jacobi2d8192|syrk2048|covariance2048|conv1d65536|gs-r16384]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -74,6 +74,16 @@
 #   $OUT/groundtruth/fdtd-hz6144-h100-box.csv     fdtd-hz n=6144x6144, boxfilter's pins, 1740 points
 #   $OUT/groundtruth/transpose6144-h100-fdtd.csv  transpose n=6144x6144, fdtd-ey's pins, 1074 points
 #   $OUT/groundtruth/fdtd-ey6144-h100.csv     fdtd-ey n=6144x6144, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/conv3d256k3-h100.csv     3DCONV n=256x256x256 k=3x3x3, as conv3d, 2180 points
+#   $OUT/groundtruth/sepfilter8192-h100.csv   sepfilter n=8192x8192 k=33, as sepfilter, 3710 points
+#   $OUT/groundtruth/gs-update6144-h100-fdtd.csv  gs-update n=6144x6144, fdtd-ey's pins, 1074 points
+#   $OUT/groundtruth/transpose8192-h100.csv   transpose n=8192x8192, as transpose, 2328 points
+#   $OUT/groundtruth/stencil3d512-h100.csv    stencil3d n=512x512x512, as stencil3d, 3840 points
+#   $OUT/groundtruth/jacobi2d8192-h100.csv    jacobi2d n=8192x8192, as jacobi2d, 4512 points
+#   $OUT/groundtruth/syrk2048-h100.csv        SYRK n=2048x2048 k=2048, as syrk, 992 points
+#   $OUT/groundtruth/covariance2048-h100.csv  covariance n=2048x2048 k=2048, as covariance, 3410 points
+#   $OUT/groundtruth/conv1d65536-h100.csv     1DCONV n=65536 k=65536, mvt's pins, 3200 points
+#   $OUT/groundtruth/gs-r16384-h100.csv       gs-r n=16384 k=16384, mvt's pins, 2950 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -122,7 +132,8 @@ fi
 # boxfilter8192-fdtd, jacobi2d8192-box, transpose8192-fdtd,
 # fdtd-ey8192-box, bicg16384, mvt16384), and of the one after that
 # (session27.sh: stencil2d6144-fdtd, jacobi2d6144-box, boxfilter6144-fdtd,
-# fdtd-hz6144-box, transpose6144-fdtd, fdtd-ey6144).
+# fdtd-hz6144-box, transpose6144-fdtd, fdtd-ey6144), and of the one after
+# that (session28.sh: gs-update6144-fdtd).
 mvt_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0
 boxfilter_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0
 fdtd_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0
@@ -213,6 +224,16 @@ boxfilter6144-fdtd|boxfilter6144-$dev-fdtd|boxfilter|-n 6144,6144|$fdtd_pins|214
 fdtd-hz6144-box|fdtd-hz6144-$dev-box|fdtd-hz|-n 6144,6144|$boxfilter_pins|1740
 transpose6144-fdtd|transpose6144-$dev-fdtd|transpose|-n 6144,6144|$fdtd_pins|1074
 fdtd-ey6144|fdtd-ey6144-$dev|fdtd-ey|-n 6144,6144|$fdtd_pins|2148
+conv3d256-k3|conv3d256k3-$dev|conv3d|-n 256,256,256 -k 3,3,3|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2180
+sepfilter8192|sepfilter8192-$dev|sepfilter|-n 8192,8192 -k 33|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|3710
+gs-update6144-fdtd|gs-update6144-$dev-fdtd|gs-update|-n 6144,6144|$fdtd_pins|1074
+transpose8192|transpose8192-$dev|transpose|-n 8192,8192|fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0|2328
+stencil3d512|stencil3d512-$dev|stencil3d|-n 512,512,512|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0|3840
+jacobi2d8192|jacobi2d8192-$dev|jacobi2d|-n 8192,8192|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0|4512
+syrk2048|syrk2048-$dev|syrk|-n 2048,2048 -k 2048|fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|992
+covariance2048|covariance2048-$dev|covariance|-n 2048,2048 -k 2048|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|3410
+conv1d65536|conv1d65536-$dev|conv1d|-n 65536 -k 65536|$mvt_pins|3200
+gs-r16384|gs-r16384-$dev|gs-r|-n 16384 -k 16384|$mvt_pins|2950
 "
 
 for t in "${@:-matmul conv2d}"; do
