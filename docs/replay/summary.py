@@ -100,6 +100,10 @@ TABLES = [
     ("fdtd-hz6144-h200-box", "FDTD-HZ 6144 H200 box", "h200"),
     ("transpose6144-h200-fdtd", "TRANSPOSE 6144 H200 fdtd", "h200"),
     ("fdtd-ey6144-h200", "FDTD-EY 6144 H200", "h200"),
+    ("conv3d256k3-h200", "3DCONV 256 k=3 H200", "h200"),
+    ("sepfilter8192-h200", "SEPFILTER 8192 H200", "h200"),
+    ("gs-update6144-h200-fdtd", "GS-UPDATE 6144 H200 fdtd", "h200"),
+    ("transpose8192-h200", "TRANSPOSE 8192 H200", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables
