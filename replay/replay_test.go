@@ -661,7 +661,9 @@ var misses = map[string]struct {
 // session after (seven held out for the default with Plateau: 2DCONV 2048,
 // and stencil2d, jacobi2d, boxfilter, fdtd-hz, transpose and fdtd-ey 6144
 // with other kernels' pins; the first passes of fdtd-ey 8192 and mvt and
-// bicg 16384, re-checked) (docs/replay.md).
+// bicg 16384, re-checked), and four more held out for it the session
+// after (3DCONV 256 k=3, sepfilter and transpose 8192, gs-update 6144 with
+// FDTD-EY's pins) (docs/replay.md).
 func TestDefaultOnRepeatingTables(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the tables of repeating.txt, 20 seeds each (about four minutes on 2 cores)")
