@@ -358,6 +358,17 @@ func TestGroundTruthSpaces(t *testing.T) {
 		mvtPins  = "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0"
 		boxPins  = "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0"
 		fdtdPins = "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0"
+
+		// The pins of each kernel's first table, given again to its
+		// later tables (other sizes, other filters).
+		conv2dPins     = "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
+		conv3dPins     = "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
+		covariancePins = "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
+		jacobi2dPins   = "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0"
+		sepfilterPins  = "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
+		stencil3dPins  = "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0"
+		syrkPins       = "fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
+		transposePins  = "fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0"
 	)
 	for _, c := range []struct {
 		kernel string
@@ -366,8 +377,8 @@ func TestGroundTruthSpaces(t *testing.T) {
 		points int64
 	}{
 		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0", 1295},
-		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 885},
-		{"syrk", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 912},
+		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, conv2dPins, 885},
+		{"syrk", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, syrkPins, 912},
 		{"nbody", kernels.Size{N: []int{32768}, K: []int{32768}}, "interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,bszx=4,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 504},
 		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, "interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 523},
 		{"nbody", kernels.Size{N: []int{32768}, K: []int{32768}}, "interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2480},
@@ -375,15 +386,15 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,szy=256,lcopy=0,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2890},
 		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 4608},
 		{"dcs3d", kernels.Size{N: []int{64, 64, 64}, K: []int{4096}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lmem=1,bszy=1,bszz=1,lszz=1,szy=64,szz=64,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 4384},
-		{"transpose", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2256},
+		{"transpose", kernels.Size{N: []int{4096, 4096}}, transposePins, 2256},
 		{"syr2k", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2360},
-		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{5, 5, 5}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 1626},
-		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0", 4272},
-		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{3, 3, 3}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 1626},
-		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{7, 7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 1626},
-		{"covariance", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2790},
-		{"sepfilter", kernels.Size{N: []int{4096, 4096}, K: []int{33}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 3552},
-		{"stencil3d", kernels.Size{N: []int{256, 256, 256}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0", 3480},
+		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{5, 5, 5}}, conv3dPins, 1626},
+		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, jacobi2dPins, 4272},
+		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{3, 3, 3}}, conv3dPins, 1626},
+		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{7, 7, 7}}, conv3dPins, 1626},
+		{"covariance", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, covariancePins, 2790},
+		{"sepfilter", kernels.Size{N: []int{4096, 4096}, K: []int{33}}, sepfilterPins, 3552},
+		{"stencil3d", kernels.Size{N: []int{256, 256, 256}}, stencil3dPins, 3480},
 		{"conv1d", kernels.Size{N: []int{32768}, K: []int{32768}}, mvtPins, 3100},
 		{"matmul-guard", kernels.Size{N: []int{2000, 2000}, K: []int{2000}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2592},
 		{"mvt", kernels.Size{N: []int{8192}, K: []int{8192}}, mvtPins, 2750},
@@ -431,17 +442,17 @@ func TestGroundTruthSpaces(t *testing.T) {
 		{"fdtd-hz", kernels.Size{N: []int{6144, 6144}}, boxPins, 1740},
 		{"fdtd-ey", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 2148},
 		{"transpose", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 1074},
-		{"conv2d", kernels.Size{N: []int{2048, 2048}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 1002},
-		{"sepfilter", kernels.Size{N: []int{8192, 8192}, K: []int{33}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 3710},
-		{"conv3d", kernels.Size{N: []int{256, 256, 256}, K: []int{3, 3, 3}}, "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2180},
-		{"stencil3d", kernels.Size{N: []int{512, 512, 512}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0", 3840},
-		{"covariance", kernels.Size{N: []int{2048, 2048}, K: []int{2048}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 3410},
-		{"transpose", kernels.Size{N: []int{8192, 8192}}, "fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0", 2328},
+		{"conv2d", kernels.Size{N: []int{2048, 2048}, K: []int{7, 7}}, conv2dPins, 1002},
+		{"sepfilter", kernels.Size{N: []int{8192, 8192}, K: []int{33}}, sepfilterPins, 3710},
+		{"conv3d", kernels.Size{N: []int{256, 256, 256}, K: []int{3, 3, 3}}, conv3dPins, 2180},
+		{"stencil3d", kernels.Size{N: []int{512, 512, 512}}, stencil3dPins, 3840},
+		{"covariance", kernels.Size{N: []int{2048, 2048}, K: []int{2048}}, covariancePins, 3410},
+		{"transpose", kernels.Size{N: []int{8192, 8192}}, transposePins, 2328},
 		{"gs-update", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 1074},
 		{"conv1d", kernels.Size{N: []int{65536}, K: []int{65536}}, mvtPins, 3200},
-		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0", 4512},
+		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, jacobi2dPins, 4512},
 		{"gs-r", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
-		{"syrk", kernels.Size{N: []int{2048, 2048}, K: []int{2048}}, "fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 992},
+		{"syrk", kernels.Size{N: []int{2048, 2048}, K: []int{2048}}, syrkPins, 992},
 	} {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {

@@ -137,6 +137,16 @@ fi
 mvt_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0
 boxfilter_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0
 fdtd_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0
+# The pins of each kernel's first table, given again to its later tables
+# (other sizes, other filters).
+conv2d_pins=fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0
+conv3d_pins=fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0
+covariance_pins=fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0
+jacobi2d_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0
+sepfilter_pins=fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0
+stencil3d_pins=fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0
+syrk_pins=fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0
+transpose_pins=fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0
 
 # record NAME KERNEL "SIZE FLAGS" PINS POINTS
 record() {
@@ -158,8 +168,8 @@ record() {
 # arguments after PART, the name groundtruth.sh is given).
 tables="
 matmul|matmul1024-$dev|matmul|-n 1024,1024 -k 1024|fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0|1295
-conv2d|conv2d1024-$dev|conv2d|-n 1024,1024 -k 7,7|fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|885
-syrk|syrk1024-$dev|syrk|-n 1024,1024 -k 1024|fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|912
+conv2d|conv2d1024-$dev|conv2d|-n 1024,1024 -k 7,7|$conv2d_pins|885
+syrk|syrk1024-$dev|syrk|-n 1024,1024 -k 1024|$syrk_pins|912
 nbody|nbody32768-$dev|nbody|-n 32768 -k 32768|interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,bszx=4,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0|504
 mv|mv8192-$dev|mv|-n 8192 -k 8192|interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0|523
 nbody-wide|nbody32768-$dev-wide|nbody|-n 32768 -k 32768|interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0|2480
@@ -167,15 +177,15 @@ mv-wide|mv8192-$dev-wide|mv|-n 8192 -k 8192|interleave=1,fullunroll=1,lmem=0,uf=
 conv2d-wide|conv2d1024-$dev-wide|conv2d|-n 1024,1024 -k 7,7|fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,szy=256,lcopy=0,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2890
 matmul-wide|matmul1024-$dev-wide|matmul|-n 1024,1024 -k 1024|fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|4608
 dcs3d|dcs3d64-$dev|dcs3d|-n 64,64,64 -k 4096|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lmem=1,bszy=1,bszz=1,lszz=1,szy=64,szz=64,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|4384
-transpose|transpose4096-$dev|transpose|-n 4096,4096|fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0|2256
+transpose|transpose4096-$dev|transpose|-n 4096,4096|$transpose_pins|2256
 syr2k|syr2k1024-$dev|syr2k|-n 1024,1024 -k 1024|fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2360
-conv3d|conv3d128-$dev|conv3d|-n 128,128,128 -k 5,5,5|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|1626
-conv3d-k3|conv3d128k3-$dev|conv3d|-n 128,128,128 -k 3,3,3|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|1626
-conv3d-k7|conv3d128k7-$dev|conv3d|-n 128,128,128 -k 7,7,7|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|1626
-jacobi2d|jacobi2d4096-$dev|jacobi2d|-n 4096,4096|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0|4272
-covariance|covariance1024-$dev|covariance|-n 1024,1024 -k 1024|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2790
-sepfilter|sepfilter4096-$dev|sepfilter|-n 4096,4096 -k 33|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|3552
-stencil3d|stencil3d256-$dev|stencil3d|-n 256,256,256|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0|3480
+conv3d|conv3d128-$dev|conv3d|-n 128,128,128 -k 5,5,5|$conv3d_pins|1626
+conv3d-k3|conv3d128k3-$dev|conv3d|-n 128,128,128 -k 3,3,3|$conv3d_pins|1626
+conv3d-k7|conv3d128k7-$dev|conv3d|-n 128,128,128 -k 7,7,7|$conv3d_pins|1626
+jacobi2d|jacobi2d4096-$dev|jacobi2d|-n 4096,4096|$jacobi2d_pins|4272
+covariance|covariance1024-$dev|covariance|-n 1024,1024 -k 1024|$covariance_pins|2790
+sepfilter|sepfilter4096-$dev|sepfilter|-n 4096,4096 -k 33|$sepfilter_pins|3552
+stencil3d|stencil3d256-$dev|stencil3d|-n 256,256,256|$stencil3d_pins|3480
 conv1d|conv1d32768-$dev|conv1d|-n 32768 -k 32768|$mvt_pins|3100
 matmul-guard|matmul-guard2000-$dev|matmul-guard|-n 2000,2000 -k 2000|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2592
 mvt|mvt8192-$dev|mvt|-n 8192 -k 8192|$mvt_pins|2750
@@ -217,21 +227,21 @@ transpose8192-fdtd|transpose8192-$dev-fdtd|transpose|-n 8192,8192|$fdtd_pins|107
 fdtd-ey8192-box|fdtd-ey8192-$dev-box|fdtd-ey|-n 8192,8192|$boxfilter_pins|1740
 bicg16384|bicg16384-$dev|bicg|-n 16384 -k 16384|$mvt_pins|2950
 mvt16384|mvt16384-$dev|mvt|-n 16384 -k 16384|$mvt_pins|2950
-conv2d2048|conv2d2048-$dev|conv2d|-n 2048,2048 -k 7,7|fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|1002
+conv2d2048|conv2d2048-$dev|conv2d|-n 2048,2048 -k 7,7|$conv2d_pins|1002
 stencil2d6144-fdtd|stencil2d6144-$dev-fdtd|stencil2d|-n 6144,6144|$fdtd_pins|2148
 jacobi2d6144-box|jacobi2d6144-$dev-box|jacobi2d|-n 6144,6144|$boxfilter_pins|1740
 boxfilter6144-fdtd|boxfilter6144-$dev-fdtd|boxfilter|-n 6144,6144|$fdtd_pins|2148
 fdtd-hz6144-box|fdtd-hz6144-$dev-box|fdtd-hz|-n 6144,6144|$boxfilter_pins|1740
 transpose6144-fdtd|transpose6144-$dev-fdtd|transpose|-n 6144,6144|$fdtd_pins|1074
 fdtd-ey6144|fdtd-ey6144-$dev|fdtd-ey|-n 6144,6144|$fdtd_pins|2148
-conv3d256-k3|conv3d256k3-$dev|conv3d|-n 256,256,256 -k 3,3,3|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|2180
-sepfilter8192|sepfilter8192-$dev|sepfilter|-n 8192,8192 -k 33|fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|3710
+conv3d256-k3|conv3d256k3-$dev|conv3d|-n 256,256,256 -k 3,3,3|$conv3d_pins|2180
+sepfilter8192|sepfilter8192-$dev|sepfilter|-n 8192,8192 -k 33|$sepfilter_pins|3710
 gs-update6144-fdtd|gs-update6144-$dev-fdtd|gs-update|-n 6144,6144|$fdtd_pins|1074
-transpose8192|transpose8192-$dev|transpose|-n 8192,8192|fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0|2328
-stencil3d512|stencil3d512-$dev|stencil3d|-n 512,512,512|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0|3840
-jacobi2d8192|jacobi2d8192-$dev|jacobi2d|-n 8192,8192|fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0|4512
-syrk2048|syrk2048-$dev|syrk|-n 2048,2048 -k 2048|fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|992
-covariance2048|covariance2048-$dev|covariance|-n 2048,2048 -k 2048|fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0|3410
+transpose8192|transpose8192-$dev|transpose|-n 8192,8192|$transpose_pins|2328
+stencil3d512|stencil3d512-$dev|stencil3d|-n 512,512,512|$stencil3d_pins|3840
+jacobi2d8192|jacobi2d8192-$dev|jacobi2d|-n 8192,8192|$jacobi2d_pins|4512
+syrk2048|syrk2048-$dev|syrk|-n 2048,2048 -k 2048|$syrk_pins|992
+covariance2048|covariance2048-$dev|covariance|-n 2048,2048 -k 2048|$covariance_pins|3410
 conv1d65536|conv1d65536-$dev|conv1d|-n 65536 -k 65536|$mvt_pins|3200
 gs-r16384|gs-r16384-$dev|gs-r|-n 16384 -k 16384|$mvt_pins|2950
 "
