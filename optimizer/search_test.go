@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -347,113 +349,45 @@ func checkSequence(t *testing.T, name string, rep *autotune.Report) {
 
 // TestGroundTruthSpaces checks the sizes of the subspaces that
 // docs/results/h100/scripts/groundtruth.sh measures exhaustively on the
-// H100 (its limits: work-groups of 1024, local sizes up to 1024x1024x64),
-// which the script and docs/replay.md give.
+// H100 (its limits: work-groups of 1024, local sizes up to 1024x1024x64):
+// every table the script lists (GT_TABLES=1), its kernel, size and pins,
+// has the count of points the script gives it, which the session that
+// adds a table commits before measuring it.
 func TestGroundTruthSpaces(t *testing.T) {
 	h100 := &opencl.Device{MaxWorkGroupSize: 1024, MaxWorkItemSizes: []int{1024, 1024, 64}, LocalMemSize: 48 << 10}
-	// The pins shared by several tables, as groundtruth.sh names them:
-	// MVT's (1DCONV's and the held-out 1D kernels'), BOXFILTER's and
-	// FDTD-EY's.
-	const (
-		mvtPins  = "fullunroll=1,interleave=1,vw=1,lcopy=0,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0"
-		boxPins  = "fullunroll=1,interleave=1,vw=1,lcopy=0,lszx=32,lszy=4,vec=1,warp=0,gswz=1,coff=0,ftz=0"
-		fdtdPins = "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,lszx=32,vec=1,warp=0,gswz=1,coff=0,ftz=0"
-
-		// The pins of each kernel's first table, given again to its
-		// later tables (other sizes, other filters).
-		conv2dPins     = "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,bszy=4,szy=256,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
-		conv3dPins     = "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,tw0=0,tw1=0,tw2=0,bszy=1,bszz=1,lszz=1,szy=128,szz=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
-		covariancePins = "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,bszx=4,bszy=4,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
-		jacobi2dPins   = "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=2,bszy=2,vec=1,warp=0,gswz=1,coff=0,ftz=0"
-		sepfilterPins  = "fullunroll=1,interleave=1,uf=1,vw=1,lcopy=0,bszx=1,tw0=0,szx=4096,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
-		stencil3dPins  = "fullunroll=1,interleave=1,vw=1,lcopy=0,bszx=1,bszy=1,lszz=1,szx=256,szy=256,vec=1,warp=0,gswz=1,coff=0,ftz=0"
-		syrkPins       = "fullunroll=1,interleave=1,bszx=4,bszy=8,vw=2,szx=256,szy=128,lcopy=0,uf=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0"
-		transposePins  = "fullunroll=1,interleave=1,vw=1,bszx=1,bszy=1,vec=1,warp=0,gswz=1,coff=0,ftz=0"
-	)
-	for _, c := range []struct {
-		kernel string
-		size   kernels.Size
-		pins   string
-		points int64
-	}{
-		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,tw0=32,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0", 1295},
-		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, conv2dPins, 885},
-		{"syrk", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, syrkPins, 912},
-		{"nbody", kernels.Size{N: []int{32768}, K: []int{32768}}, "interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,bszx=4,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 504},
-		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, "interleave=1,fullunroll=1,lmem=0,uf=4,tw0=0,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 523},
-		{"nbody", kernels.Size{N: []int{32768}, K: []int{32768}}, "interleave=1,fullunroll=1,vw=1,lcopy=0,uf=4,lmem=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2480},
-		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, "interleave=1,fullunroll=1,lmem=0,uf=4,vw=1,vec=1,pack=0,ltrans=0,prefetch=0,split=1,coff=0,ftz=0,fission=0", 2200},
-		{"conv2d", kernels.Size{N: []int{1024, 1024}, K: []int{7, 7}}, "fullunroll=1,interleave=1,uf=1,vw=1,tw0=0,tw1=0,bszx=4,szy=256,lcopy=0,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2890},
-		{"matmul", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,uf=4,lcopy=0,interleave=1,lszx=16,lszy=16,lmem=1,vw=2,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 4608},
-		{"dcs3d", kernels.Size{N: []int{64, 64, 64}, K: []int{4096}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lmem=1,bszy=1,bszz=1,lszz=1,szy=64,szz=64,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 4384},
-		{"transpose", kernels.Size{N: []int{4096, 4096}}, transposePins, 2256},
-		{"syr2k", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, "fullunroll=1,interleave=1,uf=4,vw=2,lcopy=0,lmem=1,bszx=4,szx=256,szy=128,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2360},
-		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{5, 5, 5}}, conv3dPins, 1626},
-		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, jacobi2dPins, 4272},
-		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{3, 3, 3}}, conv3dPins, 1626},
-		{"conv3d", kernels.Size{N: []int{128, 128, 128}, K: []int{7, 7, 7}}, conv3dPins, 1626},
-		{"covariance", kernels.Size{N: []int{1024, 1024}, K: []int{1024}}, covariancePins, 2790},
-		{"sepfilter", kernels.Size{N: []int{4096, 4096}, K: []int{33}}, sepfilterPins, 3552},
-		{"stencil3d", kernels.Size{N: []int{256, 256, 256}}, stencil3dPins, 3480},
-		{"conv1d", kernels.Size{N: []int{32768}, K: []int{32768}}, mvtPins, 3100},
-		{"matmul-guard", kernels.Size{N: []int{2000, 2000}, K: []int{2000}}, "fullunroll=1,interleave=1,uf=4,vw=1,lcopy=0,lszx=16,lszy=16,bszy=4,vec=1,pack=0,ltrans=0,prefetch=0,warp=0,gswz=1,split=1,coff=0,ftz=0,fission=0", 2592},
-		{"mvt", kernels.Size{N: []int{8192}, K: []int{8192}}, mvtPins, 2750},
-		{"boxfilter", kernels.Size{N: []int{4096, 4096}}, boxPins, 1620},
-		{"fdtd-ey", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 2112},
-		{"bicg", kernels.Size{N: []int{8192}, K: []int{8192}}, mvtPins, 2750},
-		{"gs-r", kernels.Size{N: []int{4096}, K: []int{4096}}, mvtPins, 2510},
-		{"covariance-tri", kernels.Size{N: []int{1024}, K: []int{1024}}, mvtPins, 1950},
-		{"stencil2d", kernels.Size{N: []int{4096, 4096}}, boxPins, 1620},
-		{"gs-update", kernels.Size{N: []int{4096, 4096}}, boxPins, 810},
-		{"fdtd-hz", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 2112},
-		{"gs-update", kernels.Size{N: []int{8192, 8192}}, boxPins, 870},
-		{"gs-update", kernels.Size{N: []int{2048, 2048}}, boxPins, 720},
-		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, boxPins, 1620},
-		{"transpose", kernels.Size{N: []int{4096, 4096}}, boxPins, 810},
-		{"fdtd-ey", kernels.Size{N: []int{4096, 4096}}, boxPins, 1620},
-		{"gs-r", kernels.Size{N: []int{8192}, K: []int{8192}}, mvtPins, 2750},
-		{"gs-update", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 1056},
-		{"gs-update", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 1074},
-		{"gs-update", kernels.Size{N: []int{6144, 6144}}, boxPins, 870},
-		{"fdtd-hz", kernels.Size{N: []int{4096, 4096}}, boxPins, 1620},
-		{"transpose", kernels.Size{N: []int{8192, 8192}}, boxPins, 870},
-		{"stencil2d", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 2112},
-		{"boxfilter", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 2112},
-		{"jacobi2d", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 2112},
-		{"transpose", kernels.Size{N: []int{4096, 4096}}, fdtdPins, 1056},
-		{"mv", kernels.Size{N: []int{8192}, K: []int{8192}}, mvtPins, 2750},
-		{"bicg", kernels.Size{N: []int{4096}, K: []int{4096}}, mvtPins, 2510},
-		{"mvt", kernels.Size{N: []int{4096}, K: []int{4096}}, mvtPins, 2510},
-		{"stencil2d", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
-		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
-		{"boxfilter", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
-		{"fdtd-ey", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
-		{"fdtd-hz", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
-		{"stencil2d", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
-		{"boxfilter", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 2148},
-		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
-		{"transpose", kernels.Size{N: []int{8192, 8192}}, fdtdPins, 1074},
-		{"fdtd-ey", kernels.Size{N: []int{8192, 8192}}, boxPins, 1740},
-		{"bicg", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
-		{"mvt", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
-		{"stencil2d", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 2148},
-		{"jacobi2d", kernels.Size{N: []int{6144, 6144}}, boxPins, 1740},
-		{"boxfilter", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 2148},
-		{"fdtd-hz", kernels.Size{N: []int{6144, 6144}}, boxPins, 1740},
-		{"fdtd-ey", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 2148},
-		{"transpose", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 1074},
-		{"conv2d", kernels.Size{N: []int{2048, 2048}, K: []int{7, 7}}, conv2dPins, 1002},
-		{"sepfilter", kernels.Size{N: []int{8192, 8192}, K: []int{33}}, sepfilterPins, 3710},
-		{"conv3d", kernels.Size{N: []int{256, 256, 256}, K: []int{3, 3, 3}}, conv3dPins, 2180},
-		{"stencil3d", kernels.Size{N: []int{512, 512, 512}}, stencil3dPins, 3840},
-		{"covariance", kernels.Size{N: []int{2048, 2048}, K: []int{2048}}, covariancePins, 3410},
-		{"transpose", kernels.Size{N: []int{8192, 8192}}, transposePins, 2328},
-		{"gs-update", kernels.Size{N: []int{6144, 6144}}, fdtdPins, 1074},
-		{"conv1d", kernels.Size{N: []int{65536}, K: []int{65536}}, mvtPins, 3200},
-		{"jacobi2d", kernels.Size{N: []int{8192, 8192}}, jacobi2dPins, 4512},
-		{"gs-r", kernels.Size{N: []int{16384}, K: []int{16384}}, mvtPins, 2950},
-		{"syrk", kernels.Size{N: []int{2048, 2048}, K: []int{2048}}, syrkPins, 992},
-	} {
+	cmd := exec.Command("bash", filepath.Join("..", "docs", "results", "h100", "scripts", "groundtruth.sh"))
+	cmd.Env = append(os.Environ(), "GT_TABLES=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("groundtruth.sh with GT_TABLES=1: %v", err)
+	}
+	type table struct {
+		part, kernel string
+		size         kernels.Size
+		pins         string
+		points       int64
+	}
+	var tables []table
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 6 {
+			t.Fatalf("groundtruth.sh: %q: want PART|NAME|KERNEL|SIZE|PINS|POINTS", line)
+		}
+		c := table{part: f[0], kernel: f[2], pins: f[4]}
+		if c.size, err = parseGroundTruthSize(f[3]); err != nil {
+			t.Fatalf("groundtruth.sh %s: %v", c.part, err)
+		}
+		if c.points, err = strconv.ParseInt(f[5], 10, 64); err != nil {
+			t.Fatalf("groundtruth.sh %s: points %q: %v", c.part, f[5], err)
+		}
+		tables = append(tables, c)
+	}
+	// The script's tables up to the twenty-seventh session's: a table
+	// lost from it (a bad edit of $tables) fails here.
+	if len(tables) < 77 {
+		t.Fatalf("groundtruth.sh lists %d tables, want at least 77", len(tables))
+	}
+	for _, c := range tables {
 		b, err := kernels.Find(c.kernel)
 		if err != nil {
 			t.Fatal(err)
@@ -477,9 +411,41 @@ func TestGroundTruthSpaces(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := s.Size().Int64(); got != c.points {
-			t.Errorf("%s %v --params %s on the H100: %d points, want %d", c.kernel, c.size, c.pins, got, c.points)
+			t.Errorf("groundtruth.sh %s (%s %v --params %s) on the H100: %d points, want %d", c.part, c.kernel, c.size, c.pins, got, c.points)
 		}
 	}
+}
+
+// parseGroundTruthSize reads groundtruth.sh's SIZE FLAGS: -n N,... and
+// optionally -k K,....
+func parseGroundTruthSize(flags string) (kernels.Size, error) {
+	var size kernels.Size
+	f := strings.Fields(flags)
+	if len(f) != 2 && len(f) != 4 {
+		return size, fmt.Errorf("size %q: want -n N,... [-k K,...]", flags)
+	}
+	for i := 0; i < len(f); i += 2 {
+		var dims []int
+		for _, v := range strings.Split(f[i+1], ",") {
+			d, err := strconv.Atoi(v)
+			if err != nil {
+				return size, fmt.Errorf("size %q: %v", flags, err)
+			}
+			dims = append(dims, d)
+		}
+		switch f[i] {
+		case "-n":
+			size.N = dims
+		case "-k":
+			size.K = dims
+		default:
+			return size, fmt.Errorf("size %q: unknown flag %s", flags, f[i])
+		}
+	}
+	if size.N == nil {
+		return size, fmt.Errorf("size %q: no -n", flags)
+	}
+	return size, nil
 }
 
 // slowDevice is fakeDevice that keeps the SlowAfter and SlowWhy of each

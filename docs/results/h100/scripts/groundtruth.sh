@@ -102,7 +102,10 @@
 # The tables go to testdata/replay/ (docs/replay.md says how they are used).
 #
 # With GT_LIST=1 it measures nothing and prints a line NAME|KERNEL|SIZE per
-# table instead (common.sh's recordpart reads them). GT_DEV names the
+# table instead (common.sh's recordpart reads them). With GT_TABLES=1 it
+# measures nothing and prints every table, one a line as in $tables below,
+# the pins expanded (TestGroundTruthSpaces reads them and checks each
+# count: the tables' pins and counts are written here only). GT_DEV names the
 # device in the tables' names (default h100: matmul1024-h100; h200 for the
 # same subspaces recorded on an H200, whose work-group and local-memory
 # limits are the H100's, so the counts hold).
@@ -110,11 +113,11 @@ set -u
 dev=${GT_DEV:-h100}
 H=${HPLOPT:-$PWD/.gpu/hplopt}
 D=${OUT:-.}/${GT_DIR:-groundtruth}
-[ -n "${GT_LIST:-}" ] || mkdir -p "$D"
+[ -n "${GT_LIST:-}${GT_TABLES:-}" ] || mkdir -p "$D"
 # Parallel builds: the builder pool's flag when the binary has it
 # ($BUILDERS, default 16; -1: no builder processes, the measuring process
 # builds, for a second pass over a warm cache of built programs).
-if [ -z "${GT_LIST:-}" ] && "$H" tune -h 2>&1 | grep -q -- '--builders'; then
+if [ -z "${GT_LIST:-}${GT_TABLES:-}" ] && "$H" tune -h 2>&1 | grep -q -- '--builders'; then
 	par="--builders ${BUILDERS:-16}"
 else
 	par="--builds 16"
@@ -245,6 +248,11 @@ covariance2048|covariance2048-$dev|covariance|-n 2048,2048 -k 2048|$covariance_p
 conv1d65536|conv1d65536-$dev|conv1d|-n 65536 -k 65536|$mvt_pins|3200
 gs-r16384|gs-r16384-$dev|gs-r|-n 16384 -k 16384|$mvt_pins|2950
 "
+
+if [ -n "${GT_TABLES:-}" ]; then
+	awk NF <<<"$tables"
+	exit 0
+fi
 
 for t in "${@:-matmul conv2d}"; do
 	for which in $t; do
