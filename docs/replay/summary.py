@@ -104,6 +104,9 @@ TABLES = [
     ("sepfilter8192-h200", "SEPFILTER 8192 H200", "h200"),
     ("gs-update6144-h200-fdtd", "GS-UPDATE 6144 H200 fdtd", "h200"),
     ("transpose8192-h200", "TRANSPOSE 8192 H200", "h200"),
+    ("jacobi2d8192-h200", "jacobi2d 8192 H200", "h200"),
+    ("syrk2048-h200", "SYRK 2048 H200", "h200"),
+    ("gs-r16384-h200", "GS-R 16384 H200", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables
