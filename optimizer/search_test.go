@@ -368,10 +368,19 @@ func TestGroundTruthSpaces(t *testing.T) {
 		points       int64
 	}
 	var tables []table
+	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Split(line, "|")
 		if len(f) != 6 {
 			t.Fatalf("groundtruth.sh: %q: want PART|NAME|KERNEL|SIZE|PINS|POINTS", line)
+		}
+		// The script records the first line of a PART, and each NAME is
+		// a table's file: neither may repeat.
+		for _, key := range []string{"PART " + f[0], "NAME " + f[1]} {
+			if seen[key] {
+				t.Errorf("groundtruth.sh: %s twice", key)
+			}
+			seen[key] = true
 		}
 		c := table{part: f[0], kernel: f[2], pins: f[4]}
 		if c.size, err = parseGroundTruthSize(f[3]); err != nil {
