@@ -113,11 +113,13 @@ set -u
 dev=${GT_DEV:-h100}
 H=${HPLOPT:-$PWD/.gpu/hplopt}
 D=${OUT:-.}/${GT_DIR:-groundtruth}
-[ -n "${GT_LIST:-}${GT_TABLES:-}" ] || mkdir -p "$D"
+# Listing (GT_LIST or GT_TABLES): no output directory, no binary.
+listing=${GT_LIST:-}${GT_TABLES:-}
+[ -n "$listing" ] || mkdir -p "$D"
 # Parallel builds: the builder pool's flag when the binary has it
 # ($BUILDERS, default 16; -1: no builder processes, the measuring process
 # builds, for a second pass over a warm cache of built programs).
-if [ -z "${GT_LIST:-}${GT_TABLES:-}" ] && "$H" tune -h 2>&1 | grep -q -- '--builders'; then
+if [ -z "$listing" ] && "$H" tune -h 2>&1 | grep -q -- '--builders'; then
 	par="--builders ${BUILDERS:-16}"
 else
 	par="--builds 16"
