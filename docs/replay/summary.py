@@ -107,6 +107,9 @@ TABLES = [
     ("jacobi2d8192-h200", "jacobi2d 8192 H200", "h200"),
     ("syrk2048-h200", "SYRK 2048 H200", "h200"),
     ("gs-r16384-h200", "GS-R 16384 H200", "h200"),
+    ("conv1d65536-h200", "1DCONV 65536 H200", "h200"),
+    ("covariance2048-h200", "COVARIANCE 2048 H200", "h200"),
+    ("stencil3d512-h200", "STENCIL3D 512 H200", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables
