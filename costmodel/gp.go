@@ -7,7 +7,9 @@ import (
 	"slices"
 	"sync"
 
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // GP is a Gaussian-process regressor: a Matérn 5/2 covariance of one
@@ -93,40 +95,51 @@ func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
 	grid := len(scales) * len(noises)
 	cands := make([]cand, grid)
 	parallel(len(scales), func(lo, hi int) {
-		k := mat.NewSymDense(n, nil)
-		var chol mat.Cholesky
+		// kb holds the correlations of the current length scale above the
+		// diagonal (row-major, upper), u a copy of it factorized in place
+		// (K = UᵀU) for each noise. LAPACK's Cholesky factorization and
+		// solve directly, as mat.Cholesky calls them, without the condition
+		// number it estimates after each factorization (a tenth of a
+		// replay's time): K's least eigenvalue is at least the noise (the
+		// Matérn correlations are positive semidefinite), 1e-4 or more, so
+		// its condition number stays far below mat.ConditionTolerance.
+		kb := make([]float64, n*n)
+		u := make([]float64, n*n)
 		for g := lo * len(noises); g < hi*len(noises); g++ {
 			s, noise := scales[g/len(noises)], noises[g%len(noises)]
 			if g%len(noises) == 0 {
 				for i := range n {
 					for j := range i {
-						k.SetSym(i, j, matern52(d[i*n+j], s))
+						kb[j*n+i] = matern52(d[i*n+j], s)
 					}
 				}
 			}
+			copy(u, kb)
 			for i := range n {
-				k.SetSym(i, i, 1+noise)
+				u[i*n+i] = 1 + noise
 			}
-			if !chol.Factorize(k) {
+			tri, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: u})
+			if !ok {
 				continue
 			}
-			alpha := mat.NewVecDense(n, nil)
-			if err := chol.SolveVecTo(alpha, mat.NewVecDense(n, yc)); err != nil {
-				continue
-			}
+			alpha := slices.Clone(yc)
+			lapack64.Potrs(tri, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: alpha})
 			// The signal variance of the largest likelihood is y'K⁻¹y/n;
 			// the log likelihood, constants left out, follows.
-			quad := mat.Dot(alpha, mat.NewVecDense(n, yc))
+			quad := blas64.Dot(blas64.Vector{N: n, Inc: 1, Data: alpha}, blas64.Vector{N: n, Inc: 1, Data: yc})
 			sig2 := max(quad/float64(n), 1e-12)
-			lml := -float64(n)/2*math.Log(sig2) - chol.LogDet()/2
-			var lt mat.TriDense
-			chol.LTo(&lt)
-			raw := lt.RawTriangular()
-			l := make([]float64, n*n)
+			var logDet float64
 			for i := range n {
-				copy(l[i*n:i*n+i+1], raw.Data[i*raw.Stride:i*raw.Stride+i+1])
+				logDet += 2 * math.Log(u[i*n+i])
 			}
-			cands[g] = cand{true, lml, &GP{x: x, mean: mean, alpha: alpha.RawVector().Data, l: l, n: n, scale: s, sig2: sig2, noise: noise}}
+			lml := -float64(n)/2*math.Log(sig2) - logDet/2
+			l := make([]float64, n*n) // L = Uᵀ
+			for i := range n {
+				for j := 0; j <= i; j++ {
+					l[i*n+j] = u[j*n+i]
+				}
+			}
+			cands[g] = cand{true, lml, &GP{x: x, mean: mean, alpha: alpha, l: l, n: n, scale: s, sig2: sig2, noise: noise}}
 		}
 	})
 	var best *GP

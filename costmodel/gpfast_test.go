@@ -2,9 +2,11 @@ package costmodel
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/hplopt/hplopt/autotune"
+	"gonum.org/v1/gonum/mat"
 )
 
 // argmaxEI picks what the plain loop over Predict picks: the first point of
@@ -150,6 +152,99 @@ func TestGPExtend(t *testing.T) {
 		m2, s2 := re.Predict(v, nil)
 		if math.Abs(m1-m2) > 1e-6 || math.Abs(s1-s2) > 1e-6 {
 			t.Errorf("at %v: extend %v ± %v, refit %v ± %v", v, m1, s1, m2, s2)
+		}
+	}
+}
+
+// fitGPCholesky is fitGP as it was written with mat.Cholesky (before
+// 2026-12-03), its condition number estimated after each factorization
+// and a grid point whose solve reports it too large skipped: the
+// reference TestFitGPIsCholesky holds fitGP to.
+func fitGPCholesky(x [][]float64, y []float64, scales, noises []float64) *GP {
+	n := len(x)
+	mean := 0.0
+	for _, v := range y {
+		mean += v / float64(n)
+	}
+	yc := make([]float64, n)
+	for i, v := range y {
+		yc[i] = v - mean
+	}
+	var best *GP
+	bestLML := math.Inf(-1)
+	for _, s := range scales {
+		for _, noise := range noises {
+			k := mat.NewSymDense(n, nil)
+			for i := range n {
+				for j := range i {
+					k.SetSym(i, j, matern52(dist(x[i], x[j]), s))
+				}
+				k.SetSym(i, i, 1+noise)
+			}
+			var chol mat.Cholesky
+			if !chol.Factorize(k) {
+				continue
+			}
+			alpha := mat.NewVecDense(n, nil)
+			if err := chol.SolveVecTo(alpha, mat.NewVecDense(n, yc)); err != nil {
+				continue
+			}
+			quad := mat.Dot(alpha, mat.NewVecDense(n, yc))
+			sig2 := max(quad/float64(n), 1e-12)
+			lml := -float64(n)/2*math.Log(sig2) - chol.LogDet()/2
+			if lml <= bestLML {
+				continue
+			}
+			var lt mat.TriDense
+			chol.LTo(&lt)
+			l := make([]float64, n*n)
+			for i := range n {
+				for j := 0; j <= i; j++ {
+					l[i*n+j] = lt.At(i, j)
+				}
+			}
+			bestLML = lml
+			best = &GP{x: x, mean: mean, alpha: alpha.RawVector().Data, l: l, n: n, scale: s, sig2: sig2, noise: noise}
+		}
+	}
+	return best
+}
+
+// fitGP, which calls LAPACK's factorization and solve directly, fits
+// exactly the GP mat.Cholesky's fit did: the same length scale, noise,
+// signal variance, factor and weights, bit for bit, on samples of several
+// sizes and dimensions, some of them repeated (the replays' figures rest
+// on it), whatever the number of workers.
+func TestFitGPIsCholesky(t *testing.T) {
+	defer func(w int) { workers = w }(workers)
+	r := autotune.NewRand(11)
+	for trial := range 24 {
+		dim, n := 1+trial%6, 2+trial*9
+		var x [][]float64
+		var y []float64
+		for i := range n {
+			v := make([]float64, dim)
+			for k := range v {
+				v[k] = float64(r.IntN(5)) / 4 // a grid: neighbours and repeats
+			}
+			if i%7 == 3 {
+				copy(v, x[i/2])
+			}
+			x, y = append(x, v), append(y, math.Log(1+v[0]+3*v[dim-1]*v[dim-1])+0.05*r.Float64())
+		}
+		want := fitGPCholesky(x, y, gpScales, gpNoises)
+		for _, w := range []int{1, 3} {
+			workers = w
+			got, err := FitGP(x, y)
+			if err != nil {
+				t.Fatalf("trial %d (n=%d): %v", trial, n, err)
+			}
+			if got.scale != want.scale || got.noise != want.noise || got.sig2 != want.sig2 || got.mean != want.mean {
+				t.Fatalf("trial %d (n=%d, %d workers): scale %g noise %g sig2 %g mean %g, want %g %g %g %g", trial, n, w, got.scale, got.noise, got.sig2, got.mean, want.scale, want.noise, want.sig2, want.mean)
+			}
+			if !slices.Equal(got.alpha, want.alpha) || !slices.Equal(got.l, want.l) {
+				t.Fatalf("trial %d (n=%d, %d workers): the weights or the factor differ from mat.Cholesky's", trial, n, w)
+			}
 		}
 	}
 }
