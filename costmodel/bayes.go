@@ -218,6 +218,7 @@ type guess struct {
 	taken  []bool
 	best   float64
 	ranked []autotune.Point
+	corr   *corrCache // the round's, for px
 }
 
 // NewBayes returns a Bayesian optimization of space drawing from r.
@@ -284,12 +285,12 @@ func (b *Bayes) Likely(n int) []autotune.Point {
 		return nil
 	}
 	if g.ranked == nil {
-		picks, _ := g.gp.topEI(g.px, g.taken, g.best, max(2*n, 16))
+		picks, _ := g.gp.topEICached(g.px, g.taken, g.best, max(2*n, 16), g.corr)
 		g.ranked = make([]autotune.Point, 0, len(picks))
 		for _, i := range picks {
 			g.ranked = append(g.ranked, g.pool[i])
 		}
-		g.px, g.taken = nil, nil
+		g.px, g.taken, g.corr = nil, nil, nil
 	}
 	return b.unproposed(g.ranked, n)
 }
@@ -371,6 +372,8 @@ func (b *Bayes) acquire() []autotune.Point {
 		b.hyper = nil // choose the length scale and noise anew
 	}
 	var gp *GP
+	// The pool's correlations with the samples, kept through the round.
+	corr := newCorrCache(len(px))
 	for len(out) < b.set.Batch && len(out) < len(pool) {
 		var err error
 		switch {
@@ -408,10 +411,11 @@ func (b *Bayes) acquire() []autotune.Point {
 				cand = px[:anchored]
 			}
 		}
-		pick, pickMean := gp.argmaxEI(cand, taken, slices.Min(y)-b.set.Xi)
-		if pick < 0 {
+		picks, means := gp.topEICached(cand, taken, slices.Min(y)-b.set.Xi, 1, corr)
+		if len(picks) == 0 {
 			break
 		}
+		pick, pickMean := picks[0], means[0]
 		taken[pick] = true
 		out = append(out, pool[pick])
 		// The kriging believer: the next point of the batch is chosen as if
@@ -420,7 +424,7 @@ func (b *Bayes) acquire() []autotune.Point {
 	}
 	b.guess = nil
 	if gp != nil && len(out) > 0 {
-		g := &guess{gp: gp, pool: pool, px: px, taken: taken, best: slices.Min(y) - b.set.Xi}
+		g := &guess{gp: gp, pool: pool, px: px, taken: taken, best: slices.Min(y) - b.set.Xi, corr: corr}
 		if !whole {
 			// The random points are drawn anew each round: the next
 			// round may choose again among the neighbours only.

@@ -185,13 +185,23 @@ func parallel(n int, f func(lo, hi int)) {
 // underlying function, without the noise) at x. k is scratch space of
 // the number of samples, or nil.
 func (g *GP) Predict(x []float64, k []float64) (mean, sd float64) {
+	return g.predict(x, k, nil)
+}
+
+// predict is Predict with x's correlations with the samples taken from
+// corr where it holds them (a corrCache row), computed where not.
+func (g *GP) predict(x []float64, k []float64, corr []float64) (mean, sd float64) {
 	if len(k) < g.n {
 		k = make([]float64, g.n)
 	}
 	k = k[:g.n]
 	mean = g.mean
 	for i, xi := range g.x {
-		k[i] = matern52(dist(x, xi), g.scale)
+		if i < len(corr) {
+			k[i] = corr[i]
+		} else {
+			k[i] = matern52(dist(x, xi), g.scale)
+		}
 		mean += k[i] * g.alpha[i]
 	}
 	// v = L⁻¹k in place; the variance is sig2 (1 - v'v).
@@ -233,6 +243,56 @@ func (g *GP) argmaxEI(xs [][]float64, taken []bool, best float64) (pick int, mea
 // points it would give with each one before taken. The same bound limits
 // the points whose variance is computed.
 func (g *GP) topEI(xs [][]float64, taken []bool, best float64, k int) (picks []int, means []float64) {
+	return g.topEICached(xs, taken, best, k, nil)
+}
+
+// corrCache keeps the correlations of a round's candidates with its
+// samples, at one length scale, for the round's later choices: within a
+// round the samples only grow (the kriging believer appends each point
+// chosen), and the grid often keeps the length scale, so the next fit's
+// correlations are mostly those computed already (the exponentials were
+// a quarter of a replay's time). rows[i] holds candidate i's correlations
+// with the first len(rows[i]) samples; x the samples they were computed
+// with. A different length scale or samples that are not the same
+// prefix empty it.
+type corrCache struct {
+	scale float64
+	x     [][]float64
+	rows  [][]float64
+}
+
+// newCorrCache returns an empty cache for n candidates.
+func newCorrCache(n int) *corrCache { return &corrCache{rows: make([][]float64, n)} }
+
+// use readies c for g's samples and length scale: its rows are kept when
+// g's samples begin with those they were computed with, at the same
+// length scale, and emptied otherwise.
+func (c *corrCache) use(g *GP) {
+	keep := c.scale == g.scale && len(c.x) <= len(g.x)
+	for j := 0; keep && j < len(c.x); j++ {
+		keep = len(c.x[j]) > 0 && len(g.x[j]) > 0 && &c.x[j][0] == &g.x[j][0]
+	}
+	if !keep {
+		for i := range c.rows {
+			c.rows[i] = c.rows[i][:0]
+		}
+	}
+	c.scale, c.x = g.scale, g.x
+}
+
+// topEICached is topEI with xs's correlations with the samples kept in
+// cache (candidate i of xs is its row i), or computed each time when
+// cache is nil: the same answer either way.
+func (g *GP) topEICached(xs [][]float64, taken []bool, best float64, k int, cache *corrCache) (picks []int, means []float64) {
+	if cache != nil {
+		cache.use(g)
+	}
+	row := func(i int) []float64 {
+		if cache == nil {
+			return nil
+		}
+		return cache.rows[i]
+	}
 	ub := make([]float64, len(xs))
 	parallel(len(xs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -241,10 +301,22 @@ func (g *GP) topEI(xs [][]float64, taken []bool, best float64, k int) (picks []i
 				continue
 			}
 			m, kmax := g.mean, 0.0
+			corr := row(i)
 			for j, xj := range g.x {
-				k := matern52(dist(xs[i], xj), g.scale)
+				var k float64
+				if j < len(corr) {
+					k = corr[j]
+				} else {
+					k = matern52(dist(xs[i], xj), g.scale)
+					if cache != nil {
+						corr = append(corr, k)
+					}
+				}
 				m += k * g.alpha[j]
 				kmax = max(kmax, k*k)
+			}
+			if cache != nil {
+				cache.rows[i] = corr
 			}
 			sd := math.Sqrt(g.sig2*max(1-kmax/(1+g.noise), 1e-12)) * (1 + 1e-6)
 			ub[i] = expectedImprovement(best, m, sd)
@@ -281,7 +353,7 @@ func (g *GP) topEI(xs [][]float64, taken []bool, best float64, k int) (picks []i
 		parallel(len(part), func(lo, hi int) {
 			kv := make([]float64, g.n)
 			for c := lo; c < hi; c++ {
-				m, sd := g.Predict(xs[part[c]], kv)
+				m, sd := g.predict(xs[part[c]], kv, row(part[c]))
 				ms[c], ei[c] = m, expectedImprovement(best, m, sd)
 			}
 		})

@@ -248,3 +248,70 @@ func TestFitGPIsCholesky(t *testing.T) {
 		}
 	}
 }
+
+// A round's choices with the correlations kept (topEICached, as Bayes
+// makes them) are those made without: the kriging believer's samples
+// appended, the length scale changing between fits, samples that are
+// copies rather than the same prefix, candidates that are a prefix of the
+// pool, whatever the number of workers.
+func TestTopEICachedIsUncached(t *testing.T) {
+	defer func(w int) { workers = w }(workers)
+	r := autotune.NewRand(5)
+	for trial := range 12 {
+		workers = 1 + trial%3
+		dim, n, m := 2+trial%4, 6+trial*5, 80+trial*23
+		var xs, px [][]float64
+		var y []float64
+		for range n {
+			v := make([]float64, dim)
+			for k := range v {
+				v[k] = float64(r.IntN(6)) / 5
+			}
+			xs, y = append(xs, v), append(y, math.Sin(2*v[0])+v[dim-1]+0.05*r.Float64())
+		}
+		for range m {
+			v := make([]float64, dim)
+			for k := range v {
+				v[k] = float64(r.IntN(6)) / 5
+			}
+			px = append(px, v)
+		}
+		cache := newCorrCache(len(px))
+		taken := make([]bool, len(px))
+		for step := range 8 {
+			var gp *GP
+			var err error
+			switch step % 4 {
+			case 2: // another length scale
+				gp, err = fitGP(xs, y, []float64{gpScales[step%len(gpScales)]}, []float64{1e-3})
+			case 3: // the same samples, copied: not the prefix kept
+				cp := make([][]float64, len(xs))
+				for i := range xs {
+					cp[i] = slices.Clone(xs[i])
+				}
+				gp, err = FitGP(cp, y)
+			default:
+				gp, err = FitGP(xs, y)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cand := px
+			if step%2 == 1 {
+				cand = px[:m/3]
+			}
+			best := slices.Min(y)
+			k := 1 + step%3
+			want, wantMeans := gp.topEI(cand, taken, best, k)
+			got, gotMeans := gp.topEICached(cand, taken, best, k, cache)
+			if !slices.Equal(got, want) || !slices.Equal(gotMeans, wantMeans) {
+				t.Fatalf("trial %d step %d: %v %v with the cache, want %v %v", trial, step, got, gotMeans, want, wantMeans)
+			}
+			if len(want) == 0 {
+				break
+			}
+			taken[want[0]] = true
+			xs, y = append(xs, px[want[0]]), append(y, wantMeans[0])
+		}
+	}
+}
