@@ -98,11 +98,12 @@ func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
 		// kb holds the correlations of the current length scale above the
 		// diagonal (row-major, upper), u a copy of it factorized in place
 		// (K = UᵀU) for each noise. LAPACK's Cholesky factorization and
-		// solve directly, as mat.Cholesky calls them, without the condition
-		// number it estimates after each factorization (a tenth of a
-		// replay's time): K's least eigenvalue is at least the noise (the
-		// Matérn correlations are positive semidefinite), 1e-4 or more, so
-		// its condition number stays far below mat.ConditionTolerance.
+		// its solve (solveUpper's, the same operations) as mat.Cholesky
+		// calls them, without the condition number it estimates after
+		// each factorization (a tenth of a replay's time): K's least
+		// eigenvalue is at least the noise (the Matérn correlations are
+		// positive semidefinite), 1e-4 or more, so its condition number
+		// stays far below mat.ConditionTolerance.
 		kb := make([]float64, n*n)
 		u := make([]float64, n*n)
 		for g := lo * len(noises); g < hi*len(noises); g++ {
@@ -123,7 +124,7 @@ func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
 				continue
 			}
 			alpha := slices.Clone(yc)
-			lapack64.Potrs(tri, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: alpha})
+			solveUpper(tri.Data, n, alpha)
 			// The signal variance of the largest likelihood is y'K⁻¹y/n;
 			// the log likelihood, constants left out, follows.
 			quad := blas64.Dot(blas64.Vector{N: n, Inc: 1, Data: alpha}, blas64.Vector{N: n, Inc: 1, Data: yc})
@@ -153,6 +154,33 @@ func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
 		return nil, errors.New("costmodel: no covariance of the grid factorizes")
 	}
 	return best, nil
+}
+
+// solveUpper solves UᵀU x = b for x in place, U upper triangular, n×n,
+// row-major in u: the operations of LAPACK's Potrs with one right-hand
+// side (gonum's Dtrsm, Uᵀ then U, each diagonal applied as the product
+// with its reciprocal, zeros of U skipped), in the same order, so the
+// same x to the bit, without Dtrsm's call per element of a column of one.
+// The conversions keep each product rounded (no fused multiply-add).
+func solveUpper(u []float64, n int, b []float64) {
+	for k := range n {
+		b[k] *= 1 / u[k*n+k]
+		bk := b[k]
+		for ia, va := range u[k*n+k+1 : k*n+n] {
+			if va != 0 {
+				b[k+1+ia] += float64(-va * bk)
+			}
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		s := b[i]
+		for ka, va := range u[i*n+i+1 : i*n+n] {
+			if va != 0 {
+				s += float64(-va * b[i+1+ka])
+			}
+		}
+		b[i] = s * (1 / u[i*n+i])
+	}
 }
 
 // workers is the number of goroutines parallel uses (tests vary it: the
