@@ -207,6 +207,9 @@ type Bayes struct {
 	// plateau (Plateau), else 0; plateauSet says it was decided.
 	plateau    float64
 	plateauSet bool
+	// carry is the last round's correlations, for the next round's
+	// (corrCarry).
+	carry *corrCarry
 }
 
 // guess is a round's model and pool, and, once Likely asked, the pool's
@@ -346,17 +349,21 @@ func (b *Bayes) acquire() []autotune.Point {
 	plateau := b.onPlateau()
 	local, anchored, cover := b.neighbourhood(plateau)
 	pool := slices.Clone(local)
+	keys := make([]string, 0, len(local)) // the pool's
 	inLocal := map[string]bool{}
 	for _, p := range local {
-		inLocal[p.Key()] = true
+		k := p.Key()
+		inLocal[k] = true
+		keys = append(keys, k)
 	}
 	n, whole := b.set.Pool, false
 	if size := b.space.Size(); size.IsInt64() && size.Int64() <= int64(b.set.Whole) {
 		n, whole = b.set.Whole, true // the whole space
 	}
 	for _, p := range b.poolOf(n) {
-		if !inLocal[p.Key()] {
+		if k := p.Key(); !inLocal[k] {
 			pool = append(pool, p)
+			keys = append(keys, k)
 		}
 	}
 	if len(pool) == 0 {
@@ -372,8 +379,13 @@ func (b *Bayes) acquire() []autotune.Point {
 		b.hyper = nil // choose the length scale and noise anew
 	}
 	var gp *GP
-	// The pool's correlations with the samples, kept through the round.
-	corr := newCorrCache(len(px))
+	// The pool's correlations with the samples, kept through the round,
+	// those the last round computed with the same samples carried over.
+	var corr *corrCache
+	if keepCorrelations {
+		corr = b.carry.seed(enc, xs, keys)
+	}
+	measured := len(xs)
 	for len(out) < b.set.Batch && len(out) < len(pool) {
 		var err error
 		switch {
@@ -422,6 +434,7 @@ func (b *Bayes) acquire() []autotune.Point {
 		// this one took its predicted time.
 		xs, y = append(xs, px[pick]), append(y, pickMean)
 	}
+	b.carry = carryOf(corr, enc, xs[:measured], keys)
 	b.guess = nil
 	if gp != nil && len(out) > 0 {
 		g := &guess{gp: gp, pool: pool, px: px, taken: taken, best: slices.Min(y) - b.set.Xi, corr: corr}

@@ -308,6 +308,64 @@ func (c *corrCache) use(g *GP) {
 	c.scale, c.x = g.scale, g.x
 }
 
+// keepCorrelations has Bayes keep its candidates' correlations with the
+// samples through a round and into the next (corrCache, corrCarry);
+// tests turn it off to check that the searches are the same without.
+var keepCorrelations = true
+
+// corrCarry is a round's correlations kept for the next round of
+// Bayes: each candidate's (by its key) with the round's measured samples
+// (the kriging believer's left out), at the length scale of the round's
+// last choice, and the encoder and samples they were computed with. The
+// next round's measured samples begin with the same points, and in a
+// space scored whole its encoder is usually the same: its correlations
+// with them are then those computed already, and only its first choice's
+// correlations with the samples measured since are new.
+type corrCarry struct {
+	lo, hi []float64 // the encoder's
+	scale  float64
+	x      [][]float64
+	rows   map[string][]float64
+}
+
+// carryOf keeps c's correlations with the samples x (c's first ones,
+// measured), for the candidates of the given keys (c's rows in order),
+// encoded by enc.
+func carryOf(c *corrCache, enc *encoder, x [][]float64, keys []string) *corrCarry {
+	if c == nil || len(c.x) < len(x) {
+		return nil
+	}
+	out := &corrCarry{lo: enc.lo, hi: enc.hi, scale: c.scale, x: x, rows: make(map[string][]float64, len(keys))}
+	for i, k := range keys {
+		if r := c.rows[i]; len(r) > 0 {
+			// A copy: the round's guess (Likely) may still use c.
+			out.rows[k] = slices.Clone(r[:min(len(r), len(x))])
+		}
+	}
+	return out
+}
+
+// seed returns the cache of a round's pool (the candidates of the given
+// keys) encoded by enc, its measured samples x: with the correlations
+// carried over when enc is the encoder they were computed with and x
+// begins with the same samples (by value), else empty.
+func (cc *corrCarry) seed(enc *encoder, x [][]float64, keys []string) *corrCache {
+	c := newCorrCache(len(keys))
+	if cc == nil || len(cc.x) > len(x) || !slices.Equal(cc.lo, enc.lo) || !slices.Equal(cc.hi, enc.hi) {
+		return c
+	}
+	for j := range cc.x {
+		if !slices.Equal(cc.x[j], x[j]) {
+			return c
+		}
+	}
+	c.scale, c.x = cc.scale, x[:len(cc.x)]
+	for i, k := range keys {
+		c.rows[i] = cc.rows[k]
+	}
+	return c
+}
+
 // topEICached is topEI with xs's correlations with the samples kept in
 // cache (candidate i of xs is its row i), or computed each time when
 // cache is nil: the same answer either way.

@@ -315,3 +315,36 @@ func TestTopEICachedIsUncached(t *testing.T) {
 		}
 	}
 }
+
+// Bayes makes the same search with its candidates' correlations kept
+// through a round and carried into the next as without them: plain
+// rounds, batches with local points around the minima, and a training
+// set subsampled beyond MaxTrain (its samples no longer the last round's
+// prefix), whatever the number of workers.
+func TestBayesCorrelationsKept(t *testing.T) {
+	defer func(w int, k bool) { workers, keepCorrelations = w, k }(workers, keepCorrelations)
+	s := gridSpace(t)
+	run := func(keep bool, w int, set BayesSettings) []autotune.Eval {
+		keepCorrelations, workers = keep, w
+		b := NewBayes(s, autotune.NewRand(9), set)
+		return tuneGrid(t, s, b, 80).History
+	}
+	for _, set := range []BayesSettings{
+		{},
+		{Batch: 4, Local: 3, LocalBest: 2, Minima: true, Anchored: true},
+		{MaxTrain: 30, Refit: 7, Batch: 4, Local: 3, LocalBest: 2},
+	} {
+		want := run(false, 1, set)
+		for _, w := range []int{1, 3} {
+			got := run(true, w, set)
+			if len(got) != len(want) {
+				t.Fatalf("%+v, %d workers: %d evaluations, want %d", set, w, len(got), len(want))
+			}
+			for i := range got {
+				if !got[i].Point.Equal(want[i].Point) {
+					t.Fatalf("%+v, %d workers: evaluation %d is %v, want %v", set, w, i, got[i].Point, want[i].Point)
+				}
+			}
+		}
+	}
+}
