@@ -73,14 +73,7 @@ func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
 	if n < 2 || len(y) != n {
 		return nil, errors.New("costmodel: a GP needs at least 2 samples")
 	}
-	mean := 0.0
-	for _, v := range y {
-		mean += v / float64(n)
-	}
-	yc := make([]float64, n)
-	for i, v := range y {
-		yc[i] = v - mean
-	}
+	mean, yc := centred(y)
 	d := make([]float64, n*n)
 	for i := range n {
 		for j := range i {
@@ -154,6 +147,18 @@ func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
 		return nil, errors.New("costmodel: no covariance of the grid factorizes")
 	}
 	return best, nil
+}
+
+// centred returns the mean of y (the GP's constant mean) and y less it.
+func centred(y []float64) (mean float64, yc []float64) {
+	for _, v := range y {
+		mean += v / float64(len(y))
+	}
+	yc = make([]float64, len(y))
+	for i, v := range y {
+		yc[i] = v - mean
+	}
+	return mean, yc
 }
 
 // solveUpper solves UᵀU x = b for x in place, U upper triangular, n×n,
@@ -494,15 +499,10 @@ func (g *GP) extend(x [][]float64, y []float64) (*GP, error) {
 		return g.refit(x, y)
 	}
 	row[g.n] = math.Sqrt(d)
-	mean := 0.0
-	for _, v := range y {
-		mean += v / float64(n)
-	}
+	mean, yc := centred(y)
 	// alpha = K⁻¹(y - mean) = L'⁻¹ L⁻¹ (y - mean).
-	yc := make([]float64, n)
 	w := make([]float64, n)
-	for i, v := range y {
-		yc[i] = v - mean
+	for i := range yc {
 		s := yc[i]
 		for j := range i {
 			s -= l[i*n+j] * w[j]

@@ -162,14 +162,7 @@ func TestGPExtend(t *testing.T) {
 // reference TestFitGPIsCholesky holds fitGP to.
 func fitGPCholesky(x [][]float64, y []float64, scales, noises []float64) *GP {
 	n := len(x)
-	mean := 0.0
-	for _, v := range y {
-		mean += v / float64(n)
-	}
-	yc := make([]float64, n)
-	for i, v := range y {
-		yc[i] = v - mean
-	}
+	mean, yc := centred(y) // unchanged by the rewrite
 	var best *GP
 	bestLML := math.Inf(-1)
 	for _, s := range scales {
