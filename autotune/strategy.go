@@ -39,7 +39,7 @@ const (
 	Compile                // the OpenCL compiler rejected the generated kernel
 	Launch                 // the kernel could not be launched or failed while running
 	Wrong                  // the kernel ran but its output differs from the reference
-	Timeout                // the kernel ran past its time limit
+	Timeout                // the variant's build or its kernel ran past a time limit
 	numOutcomes
 )
 

@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hplopt/hplopt/autotune"
+	"github.com/hplopt/hplopt/records"
 )
 
 // faults runs the fault-injection suites (make faults): this one, of the
@@ -63,12 +66,12 @@ var faultTable = []fault{
 		inject: killWorkers(func(pid int) bool { return !measuring(pid) }), check: completedDespiteWorker},
 	{name: "SIGKILL to the worker and the builders", args: []string{"-e", "8"},
 		inject: killWorkers(func(int) bool { return true }), check: completedDespiteWorker},
-	// The variant a stopped builder holds fails Compile at the build's
+	// The variant a stopped builder holds fails Timeout at the build's
 	// limit, as one whose source hangs the compiler does (the pool cannot
 	// tell them apart); the search goes on with a builder started beside
-	// the hung one.
-	{name: "SIGSTOP to the builders (hung builders)", args: []string{"-e", "8"},
-		inject: signalWorkers(syscall.SIGSTOP, func(pid int) bool { return !measuring(pid) }), check: completedDespiteWorker, known: 1},
+	// the hung one. A later search measures that variant again.
+	{name: "SIGSTOP to the builders (hung builders), then --reuse continue", args: []string{"-e", "8"},
+		inject: signalWorkers(syscall.SIGSTOP, func(pid int) bool { return !measuring(pid) }), check: measuredAgain},
 	{name: "a full disk: --json /dev/full", args: []string{"-e", "8", "--json", "/dev/full"},
 		check: refusedBeforeMeasuring},
 }
@@ -114,7 +117,7 @@ func TestFaults(t *testing.T) {
 			if f.known > 0 {
 				note = fmt.Sprintf(" (%d by design)", f.known)
 			}
-			lines = append(lines, fmt.Sprintf("  %-48s completed %-5v lost %d%s", f.name, ok, l, note))
+			lines = append(lines, fmt.Sprintf("  %-64s completed %-5v lost %d%s", f.name, ok, l, note))
 		})
 	}
 	fmt.Printf("fault-injection suite (hplopt tune):\n%s\nfaults injected %d, runs completed %d, measurements lost %d (%d by design)\n",
@@ -172,7 +175,9 @@ func resumed(t *testing.T, r *faultRun) (bool, int) {
 		return false, lost
 	}
 	rep := readReport(t, r.js)
-	return rep.Evaluations == 8 && rep.Measured == 8-killed && recorded(t, r.db) == 8, lost
+	// -e counts the measured, not the illegal settings rejected before a
+	// build (which are recorded too).
+	return rep.FromRecords == killed && rep.Measured == 8-killed && recorded(t, r.db) == killed+rep.Measured+rep.Rejected, lost
 }
 
 // killWorkers kills the tuning's worker processes that which selects
@@ -238,7 +243,7 @@ func childrenOf(pid int, mark string) []int {
 }
 
 // completedDespiteWorker: the search goes on with new processes and makes
-// all its evaluations (not waiting out its budget); a variant that failed
+// all its evaluations (measures -e variants, not waiting out its budget); a variant that failed
 // because its worker was killed, not through its own fault, is a lost
 // measurement.
 func completedDespiteWorker(t *testing.T, r *faultRun) (bool, int) {
@@ -250,7 +255,45 @@ func completedDespiteWorker(t *testing.T, r *faultRun) (bool, int) {
 		}
 	}
 	lost += max(0, rep.Measured-recorded(t, r.db))
-	return r.status == 0 && rep.Evaluations == 8 && rep.Stopped == "max-evals", lost
+	return r.status == 0 && rep.Measured == 8 && rep.Stopped == "max-evals", lost
+}
+
+// measuredAgain: completedDespiteWorker; then the same search from the
+// records (--reuse continue) takes the other variants from the records
+// but measures again those whose build passed its limit (a timeout a
+// loaded or stopped builder causes is not the variant's verdict), so that
+// in the end the fault loses nothing.
+func measuredAgain(t *testing.T, r *faultRun) (bool, int) {
+	ok, lost := completedDespiteWorker(t, r)
+	hung := map[string]bool{}
+	for _, e := range readReport(t, r.js).History {
+		if strings.Contains(e.Message, "did not finish within") {
+			if e.Outcome != autotune.Timeout {
+				t.Errorf("a build past its limit is a %v, want a timeout: %s", e.Outcome, e.Message)
+			}
+			hung[records.PointKey(e.Params)] = true
+		}
+	}
+	js := filepath.Join(filepath.Dir(r.js), "again.json")
+	st, out, errs := hplopt("tune", "matmul", "-s", "random", "--seed", "5", "--db", r.db, "-e", "8", "--reuse", "continue", "--json", js)
+	if st != 0 {
+		t.Logf("the search from the records: status %d\n%s%s", st, out, errs)
+		return false, lost
+	}
+	again := readReport(t, js)
+	if again.FromRecords == 0 {
+		t.Errorf("the search from the records took nothing from them:\n%s", out)
+	}
+	for _, e := range again.History {
+		if k := records.PointKey(e.Params); hung[k] && !e.FromRecords && e.Outcome != autotune.Timeout {
+			delete(hung, k)
+			lost--
+		}
+	}
+	for k := range hung {
+		t.Errorf("%s, whose build the stopped builder held, was not measured again", k)
+	}
+	return ok, max(0, lost)
 }
 
 // refusedBeforeMeasuring: an output that cannot be written is a usage

@@ -376,13 +376,13 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 	var p plan
 	if run, own, spent, ok := r.cut(set); ok {
 		p.resume, p.own, p.spent = run, own, spent
-		p.known = r.known(func(e records.Evaluation) bool { return set.Reuse != ReuseResume || e.Run == run.ID })
+		p.known = r.known(run.ID, func(e records.Evaluation) bool { return set.Reuse != ReuseResume || e.Run == run.ID })
 		return p
 	}
 	if set.Reuse == ReuseResume {
 		return plan{}
 	}
-	p.known = r.known(func(records.Evaluation) bool { return true })
+	p.known = r.known("", func(records.Evaluation) bool { return true })
 	if set.Reuse == ReuseBest {
 		if e, ok := r.best(set.Fixed); ok {
 			p.reuse = &Reused{Exact: true, Problem: r.id, Sizes: r.key.Sizes(), Run: e.Run, Date: e.Ended, Params: e.Params, Ms: e.Ms, BaselineMs: r.baseline(r.runs, e.Run)}
@@ -439,12 +439,30 @@ func (r *recording) cut(set Settings) (*records.Run, int, time.Duration, bool) {
 	return nil, 0, 0, false
 }
 
+// timeoutsFinal is how many runs must have stopped a point at a time
+// limit before a later search takes its Timeout from the records.
+const timeoutsFinal = 2
+
 // known returns the results of the recorded evaluations that keep
 // selects, by point (a later evaluation of a point replaces an earlier).
-func (r *recording) known(keep func(records.Evaluation) bool) map[string]autotune.Result {
+// A Timeout (a build or a run that passed its limit, which a loaded
+// machine can cause) is not taken but from the run being resumed (cut, its
+// path replayed as it went) or once timeoutsFinal runs have timed the
+// point out: until then a later search measures the point again, and an
+// earlier result of it stands.
+func (r *recording) known(resumed string, keep func(records.Evaluation) bool) map[string]autotune.Result {
+	timedOut := map[string]map[string]bool{} // point -> the runs that timed it out
+	for _, e := range r.evals {
+		if e.Outcome == autotune.Timeout {
+			if timedOut[e.Point()] == nil {
+				timedOut[e.Point()] = map[string]bool{}
+			}
+			timedOut[e.Point()][e.Run] = true
+		}
+	}
 	m := map[string]autotune.Result{}
 	for _, e := range r.evals {
-		if !keep(e) {
+		if !keep(e) || e.Outcome == autotune.Timeout && e.Run != resumed && len(timedOut[e.Point()]) < timeoutsFinal {
 			continue
 		}
 		res := autotune.Result{Outcome: e.Outcome, Ms: e.Ms, Times: e.Times, FromRecords: true}

@@ -1,6 +1,7 @@
 package optimizer
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -141,6 +142,72 @@ func TestPlan(t *testing.T) {
 	p = plan(k2, other, true)
 	if p.reuse != nil || len(p.seeds) != 2 || p.seeds[0]["szx"] != 512 || p.seeds[0]["bszx"] != 8 || p.seeds[1]["szx"] != 4096 {
 		t.Errorf("nearest shapes, a budget: seeds %v, want 2048's best first (bszx=8, szx=512: one block per work-item, as there), then 512's", p.seeds)
+	}
+}
+
+// TestPlanTimeouts checks which recorded timeouts a later search takes
+// instead of measuring: those of the cut run it resumes, and those of a
+// point timed out by two runs; a point timed out once is measured again
+// (and a result recorded before the timeout stands).
+func TestPlanTimeouts(t *testing.T) {
+	db, err := records.Open(filepath.Join(t.TempDir(), "r.db"), records.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	timeout := func(b int) records.Evaluation {
+		e := planEval(b, 1, 64, 0)
+		e.Outcome, e.Err = autotune.Timeout, "runner: the build of k did not finish within 10s; builder killed"
+		return e
+	}
+	k := planKey(64)
+	record := func(s Settings, stopped string, evals ...records.Evaluation) {
+		rec, err := db.Begin(k, records.Run{Strategy: s.Strategy, Seed: s.Seed, Settings: runIdentity(s, nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evals {
+			if _, err := rec.Add(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if stopped != "" {
+			rec.End(stopped)
+		}
+	}
+	set := Settings{Strategy: "random", Seed: 3, Evals: 10, Reuse: ReuseContinue}.withDefaults()
+	first, second := set, set
+	first.Seed, second.Seed = 1, 2
+	record(first, "budget", timeout(1), timeout(2), planEval(4, 1, 64, 2), planEval(8, 1, 64, 0))
+	record(second, "budget", timeout(2), timeout(4))
+	point := func(b int) string { return fmt.Sprintf("bszx=%d,lszx=1,szx=64", b) }
+	plan := func(s Settings) plan {
+		r := openRecording(db, k, nil, func(msg string) { t.Errorf("warning: %s", msg) })
+		return r.plan(&transforms.Problem{Domain: k.Global}, s, true)
+	}
+	p := plan(set)
+	if p.resume != nil || len(p.known) != 3 {
+		t.Fatalf("%d known (%v), want 3 (resumed %v)", len(p.known), slices.Sorted(maps.Keys(p.known)), p.resume)
+	}
+	for b, want := range map[int]autotune.Outcome{2: autotune.Timeout, 4: autotune.OK, 8: autotune.Compile} {
+		if r, ok := p.known[point(b)]; !ok || r.Outcome != want {
+			t.Errorf("%s: %v (known %v), want %v", point(b), r.Outcome, ok, want)
+		}
+	}
+	if _, ok := p.known[point(1)]; ok {
+		t.Errorf("%s, timed out by one run, is taken from the records", point(1))
+	}
+	// The cut run's own timeout is replayed, its path as it went.
+	record(set, "", timeout(16))
+	p = plan(set)
+	if p.resume == nil {
+		t.Fatal("the cut run is not resumed")
+	}
+	if r := p.known[point(16)]; r.Outcome != autotune.Timeout || !r.FromRecords {
+		t.Errorf("the cut run's timeout: %+v", r)
+	}
+	if _, ok := p.known[point(1)]; ok {
+		t.Errorf("resuming: %s, timed out by another run once, is taken from the records", point(1))
 	}
 }
 

@@ -141,6 +141,12 @@ var schema = [...]string{
 	// 2: the single-point kernel's time measured by a run, which a reused
 	// best is compared with.
 	`ALTER TABLE runs ADD COLUMN baseline_ms REAL NOT NULL DEFAULT 0;`,
+	// 3: a build stopped at its time limit is a timeout, no longer a
+	// compile failure (the compiler said nothing about the variant, and a
+	// later search measures it again: see autotune.Timeout); the
+	// evaluations recorded before are relabelled by the runner's message.
+	`UPDATE evaluations SET outcome = 'timeout'
+		WHERE outcome = 'compile' AND error LIKE 'runner: %build of % did not finish within %';`,
 }
 
 // applicationID marks a SQLite file as a records database (PRAGMA

@@ -517,7 +517,11 @@ func (w *Worker) Measure(ctx context.Context, v Variant) autotune.Result {
 		}
 		w.pool.take(j)
 		if j.err != nil {
-			return autotune.Result{Outcome: autotune.Compile, Err: j.err, Cost: autotune.Cost{Build: time.Since(start)}}
+			o := autotune.Compile
+			if _, ok := j.err.(*buildTimedOut); ok {
+				o = autotune.Timeout
+			}
+			return autotune.Result{Outcome: o, Err: j.err, Cost: autotune.Cost{Build: time.Since(start)}}
 		}
 		bin, warm = j.bin, j.warm
 	}
@@ -609,7 +613,7 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 		}
 	} else if st == timedOut {
 		w.lose(c, true)
-		return autotune.Result{Outcome: autotune.Compile, Err: fmt.Errorf("runner: build of %s did not finish within %v; worker killed", v.KernelName, limit)}, ""
+		return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: build of %s did not finish within %v; worker killed", v.KernelName, limit)}, ""
 	}
 	switch st {
 	case timedOut:

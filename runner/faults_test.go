@@ -37,12 +37,12 @@ const faultMark = "inject-the-fault"
 
 var workerFaults = []workerFault{
 	{"the worker hangs at setup", runner.Fault{At: runner.AtSetup, Action: runner.Hang}, 0, "setup took longer than", false},
-	{"the worker hangs building", runner.Fault{At: runner.AtBuild, Match: faultMark, Action: runner.Hang}, autotune.Compile, "did not finish within", false},
+	{"the worker hangs building", runner.Fault{At: runner.AtBuild, Match: faultMark, Action: runner.Hang}, autotune.Timeout, "did not finish within", false},
 	{"the worker hangs running", runner.Fault{At: runner.AtRun, Match: faultMark, Action: runner.Hang}, autotune.Timeout, "ran past its limit", false},
 	{"the worker crashes building", runner.Fault{At: runner.AtBuild, Match: faultMark, Action: runner.ExitProcess}, autotune.Launch, "exit status 3", false},
 	{"the worker crashes running", runner.Fault{At: runner.AtRun, Match: faultMark, Action: runner.ExitProcess}, autotune.Launch, "exit status 3", false},
 	{"the worker crashes running, once", runner.Fault{At: runner.AtRun, Match: faultMark, Action: runner.ExitProcess, First: true}, autotune.OK, "", false},
-	{"a builder hangs building", runner.Fault{At: runner.AtBuild, Match: faultMark, Action: runner.Hang, Builder: true}, autotune.Compile, "did not finish within", true},
+	{"a builder hangs building", runner.Fault{At: runner.AtBuild, Match: faultMark, Action: runner.Hang, Builder: true}, autotune.Timeout, "did not finish within", true},
 	{"a builder crashes building, once", runner.Fault{At: runner.AtBuild, Match: faultMark, Action: runner.ExitProcess, Builder: true, First: true}, autotune.OK, "", true},
 	// The compiler's last words (here the fault's message, which names
 	// the mark) stay with the failure.

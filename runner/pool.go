@@ -96,7 +96,8 @@ type buildJob struct {
 	// at launch, bin holds the code of the variant's first launch.
 	bin  []byte
 	warm bool
-	// err makes the variant a Compile failure.
+	// err makes the variant a Compile failure (a Timeout one when it is
+	// a *buildTimedOut: the build passed its limit).
 	err   error
 	tries int
 	// guess: queued by speculate and not submitted since; it waits behind
@@ -342,6 +343,13 @@ func (p *pool) take(j *buildJob) {
 	p.mu.Unlock()
 }
 
+// buildTimedOut is the error of a build stopped at its limit: a Timeout,
+// not a Compile failure, since the compiler said nothing about the
+// variant (a build that is only slow on a loaded machine ends so too).
+type buildTimedOut struct{ msg string }
+
+func (e *buildTimedOut) Error() string { return e.msg }
+
 // finish sets j's outcome and tells the Worker. A guess no submit asked
 // for is forgotten but for its key in guessed: its outcome is in the
 // cache (on a device that compiles at launch, its machine code in that
@@ -570,7 +578,7 @@ func (p *pool) build(c *child, j *buildJob) (alive bool) {
 		return false
 	case st == timedOut:
 		p.count(true, 0)
-		p.finish(j, nil, fmt.Errorf("runner: the build of %s did not finish within %v; builder killed", name, limit))
+		p.finish(j, nil, &buildTimedOut{fmt.Sprintf("runner: the build of %s did not finish within %v; builder killed", name, limit)})
 		return false
 	case r.Op != opCompiled:
 		p.count(false, 0)
@@ -592,7 +600,7 @@ func (p *pool) build(c *child, j *buildJob) (alive bool) {
 	r, st = c.await(context.Background(), limit)
 	if st == timedOut {
 		p.count(true, 0)
-		p.finish(j, nil, fmt.Errorf("runner: the build of %s did not finish within %v: the compilation of its first launch (which this OpenCL implementation makes at launch) ran past it; builder killed", name, limit))
+		p.finish(j, nil, &buildTimedOut{fmt.Sprintf("runner: the build of %s did not finish within %v: the compilation of its first launch (which this OpenCL implementation makes at launch) ran past it; builder killed", name, limit)})
 		return false
 	}
 	if st == gotAnswer && r.Op == opStarted {

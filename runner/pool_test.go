@@ -89,7 +89,7 @@ func TestPoolHungBuild(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the variant after a hung build was measured after %v, want it well before the build's limit (6 s)", d)
 	}
-	expect(t, "hung build", w.Measure(ctx, hung), autotune.Compile, "did not finish within 6s", "builder killed")
+	expect(t, "hung build", w.Measure(ctx, hung), autotune.Timeout, "did not finish within 6s", "builder killed")
 	if st := w.Pool(); st.Extra < 1 || st.Failed != 1 {
 		t.Errorf("Pool() = %+v: want a builder started beside the hung one, one failed build", st)
 	}

@@ -127,7 +127,7 @@ func TestWorker(t *testing.T) {
 		t.Errorf("Restarts() = %d after a crash measured twice, want 3", n)
 	}
 
-	expect(t, "hung build", w.Measure(ctx, axpyCoarse(hangBuildMark)), autotune.Compile, "did not finish within 6s", "worker killed")
+	expect(t, "hung build", w.Measure(ctx, axpyCoarse(hangBuildMark)), autotune.Timeout, "did not finish within 6s", "worker killed")
 	expect(t, "coarse after a hung build", w.Measure(ctx, axpyCoarse("w3b")), autotune.OK)
 	if n := w.Restarts(); n != 4 {
 		t.Errorf("Restarts() = %d after a hung build, want 4", n)
