@@ -167,7 +167,7 @@ func stoppedCleanly(t *testing.T, r *faultRun) (bool, int) {
 // flight; the same command then goes on with the cut run and completes
 // the budget, measuring only what was not recorded.
 func resumed(t *testing.T, r *faultRun) (bool, int) {
-	killed := recorded(t, r.db)
+	killed, measured := recorded(t, r.db), counted(t, r.db)
 	lost := max(0, r.progress-killed)
 	st, out, errs := hplopt("tune", "matmul", "-s", "random", "--seed", "5", "--db", r.db, "-e", "8", "--json", r.js)
 	if st != 0 || !strings.Contains(out, "went on with the cut run") {
@@ -177,7 +177,7 @@ func resumed(t *testing.T, r *faultRun) (bool, int) {
 	rep := readReport(t, r.js)
 	// -e counts the measured, not the illegal settings rejected before a
 	// build (which are recorded too).
-	return rep.FromRecords == killed && rep.Measured == 8-killed && recorded(t, r.db) == killed+rep.Measured+rep.Rejected, lost
+	return rep.FromRecords == killed && rep.Measured == 8-measured && recorded(t, r.db) == killed+rep.Measured+rep.Rejected, lost
 }
 
 // killWorkers kills the tuning's worker processes that which selects

@@ -416,7 +416,8 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 
 // cut finds the last run of the problem with settings set that was cut
 // (never ended: killed; or stopped by a signal) before its budget was
-// spent, with the number of its evaluations and their measuring time.
+// spent, with the number of its evaluations that count against -e (not
+// the illegal settings rejected before a build) and their measuring time.
 func (r *recording) cut(set Settings) (*records.Run, int, time.Duration, bool) {
 	want := string(runIdentity(set, r.start))
 	for i := len(r.runs) - 1; i >= 0; i-- {
@@ -427,7 +428,9 @@ func (r *recording) cut(set Settings) (*records.Run, int, time.Duration, bool) {
 		own, spent := 0, time.Duration(0)
 		for _, e := range r.evals {
 			if e.Run == run.ID {
-				own++
+				if e.Outcome != autotune.Illegal { // -e does not count them
+					own++
+				}
 				spent += e.Ended.Sub(e.Started)
 			}
 		}

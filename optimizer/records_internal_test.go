@@ -198,10 +198,15 @@ func TestPlanTimeouts(t *testing.T) {
 		t.Errorf("%s, timed out by one run, is taken from the records", point(1))
 	}
 	// The cut run's own timeout is replayed, its path as it went.
-	record(set, "", timeout(16))
+	illegal := planEval(32, 1, 64, 0)
+	illegal.Outcome = autotune.Illegal
+	record(set, "", timeout(16), illegal)
 	p = plan(set)
 	if p.resume == nil {
 		t.Fatal("the cut run is not resumed")
+	}
+	if p.own != 1 {
+		t.Errorf("the cut run made %d evaluations that count against -e, want 1 (an illegal setting rejected before a build does not count)", p.own)
 	}
 	if r := p.known[point(16)]; r.Outcome != autotune.Timeout || !r.FromRecords {
 		t.Errorf("the cut run's timeout: %+v", r)
