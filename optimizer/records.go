@@ -19,6 +19,7 @@ import (
 	"github.com/hplopt/hplopt/ast"
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/records"
+	"github.com/hplopt/hplopt/runner"
 	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
@@ -442,21 +443,29 @@ func (r *recording) cut(set Settings) (*records.Run, int, time.Duration, bool) {
 	return nil, 0, 0, false
 }
 
-// timeoutsFinal is how many runs must have stopped a point at a time
-// limit before a later search takes its Timeout from the records.
+// timeoutsFinal is how many runs must have stopped a point at an
+// absolute time limit before a later search takes its Timeout from the
+// records.
 const timeoutsFinal = 2
+
+// atLimit reports whether e is a Timeout at an absolute limit on a build
+// or a run (which a loaded machine can pass as well as the variant), not
+// a variant stopped for being far slower than the search's times
+// (runner.SlowStopped: a verdict on the variant).
+func atLimit(e records.Evaluation) bool {
+	return e.Outcome == autotune.Timeout && !runner.SlowStopped(e.Err)
+}
 
 // known returns the results of the recorded evaluations that keep
 // selects, by point (a later evaluation of a point replaces an earlier).
-// A Timeout (a build or a run that passed its limit, which a loaded
-// machine can cause) is not taken but from the run being resumed (cut, its
-// path replayed as it went) or once timeoutsFinal runs have timed the
-// point out: until then a later search measures the point again, and an
-// earlier result of it stands.
+// A Timeout at an absolute limit (atLimit) is not taken but from the run
+// being resumed (cut, its path replayed as it went) or once timeoutsFinal
+// runs have timed the point out so: until then a later search measures the
+// point again, and an earlier result of it stands.
 func (r *recording) known(resumed string, keep func(records.Evaluation) bool) map[string]autotune.Result {
-	timedOut := map[string]map[string]bool{} // point -> the runs that timed it out
+	timedOut := map[string]map[string]bool{} // point -> the runs that timed it out at a limit
 	for _, e := range r.evals {
-		if e.Outcome == autotune.Timeout {
+		if atLimit(e) {
 			if timedOut[e.Point()] == nil {
 				timedOut[e.Point()] = map[string]bool{}
 			}
@@ -465,7 +474,7 @@ func (r *recording) known(resumed string, keep func(records.Evaluation) bool) ma
 	}
 	m := map[string]autotune.Result{}
 	for _, e := range r.evals {
-		if !keep(e) || e.Outcome == autotune.Timeout && e.Run != resumed && len(timedOut[e.Point()]) < timeoutsFinal {
+		if !keep(e) || atLimit(e) && e.Run != resumed && len(timedOut[e.Point()]) < timeoutsFinal {
 			continue
 		}
 		res := autotune.Result{Outcome: e.Outcome, Ms: e.Ms, Times: e.Times, FromRecords: true}

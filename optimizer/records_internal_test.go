@@ -146,9 +146,10 @@ func TestPlan(t *testing.T) {
 }
 
 // TestPlanTimeouts checks which recorded timeouts a later search takes
-// instead of measuring: those of the cut run it resumes, and those of a
-// point timed out by two runs; a point timed out once is measured again
-// (and a result recorded before the timeout stands).
+// instead of measuring: those of the cut run it resumes, those of a point
+// timed out by two runs, and a variant stopped for being slow; a point
+// timed out once at an absolute limit is measured again (and a result
+// recorded before the timeout stands).
 func TestPlanTimeouts(t *testing.T) {
 	db, err := records.Open(filepath.Join(t.TempDir(), "r.db"), records.Options{})
 	if err != nil {
@@ -178,7 +179,9 @@ func TestPlanTimeouts(t *testing.T) {
 	set := Settings{Strategy: "random", Seed: 3, Evals: 10, Reuse: ReuseContinue}.withDefaults()
 	first, second := set, set
 	first.Seed, second.Seed = 1, 2
-	record(first, "budget", timeout(1), timeout(2), planEval(4, 1, 64, 2), planEval(8, 1, 64, 0))
+	slow := planEval(64, 1, 64, 0)
+	slow.Outcome, slow.Err = autotune.Timeout, "runner: k: slower than 10 x the single-point kernel's 84.7 ms: stopped after 1 s; worker killed"
+	record(first, "budget", timeout(1), timeout(2), planEval(4, 1, 64, 2), planEval(8, 1, 64, 0), slow)
 	record(second, "budget", timeout(2), timeout(4))
 	point := func(b int) string { return fmt.Sprintf("bszx=%d,lszx=1,szx=64", b) }
 	plan := func(s Settings) plan {
@@ -186,10 +189,11 @@ func TestPlanTimeouts(t *testing.T) {
 		return r.plan(&transforms.Problem{Domain: k.Global}, s, true)
 	}
 	p := plan(set)
-	if p.resume != nil || len(p.known) != 3 {
-		t.Fatalf("%d known (%v), want 3 (resumed %v)", len(p.known), slices.Sorted(maps.Keys(p.known)), p.resume)
+	if p.resume != nil || len(p.known) != 4 {
+		t.Fatalf("%d known (%v), want 4 (resumed %v)", len(p.known), slices.Sorted(maps.Keys(p.known)), p.resume)
 	}
-	for b, want := range map[int]autotune.Outcome{2: autotune.Timeout, 4: autotune.OK, 8: autotune.Compile} {
+	// A variant stopped for being slow is a verdict: taken at once.
+	for b, want := range map[int]autotune.Outcome{2: autotune.Timeout, 4: autotune.OK, 8: autotune.Compile, 64: autotune.Timeout} {
 		if r, ok := p.known[point(b)]; !ok || r.Outcome != want {
 			t.Errorf("%s: %v (known %v), want %v", point(b), r.Outcome, ok, want)
 		}

@@ -608,7 +608,7 @@ func (w *Worker) measureOnce(ctx context.Context, v Variant, bin []byte, warm bo
 				why = fmt.Sprintf("slower than %v", slow)
 			}
 			secs := strconv.FormatFloat(math.Round(slow.Seconds()*100)/100, 'f', -1, 64)
-			return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s: %s: stopped after %s s; worker killed", v.KernelName, why, secs),
+			return autotune.Result{Outcome: autotune.Timeout, Err: fmt.Errorf("runner: %s: %s"+slowMark+"%s s; worker killed", v.KernelName, why, secs),
 				Cost: autotune.Cost{Run: time.Since(ran)}}, ""
 		}
 	} else if st == timedOut {

@@ -51,6 +51,19 @@ type Variant struct {
 	SlowWhy string
 }
 
+// slowMark is in the reason of every variant stopped for running longer
+// than its SlowAfter, and in no other reason the runner gives.
+const slowMark = ": stopped after "
+
+// SlowStopped reports whether reason, that of a Timeout, says the variant
+// was stopped for running longer than its SlowAfter: a verdict relative to
+// the times of the search (the single-point kernel's, the best variant's),
+// where the other timeouts are absolute limits on a build or a run, which
+// a loaded machine can pass as well as the variant.
+func SlowStopped(reason string) bool {
+	return strings.HasPrefix(reason, "runner: ") && strings.Contains(reason, slowMark)
+}
+
 // MeasureSettings says how a variant is timed. The zero value makes one
 // warm-up launch and five timed ones.
 type MeasureSettings struct {

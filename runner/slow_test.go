@@ -41,6 +41,8 @@ func TestSlowAfter(t *testing.T) {
 	expect(t, "the slow variant", r, autotune.Timeout)
 	if msg := r.Err.Error(); !strings.Contains(msg, "slower than 10 x the single-point kernel's 0.06 ms: stopped after 0.6 s") {
 		t.Errorf("the slow variant's message %q does not say why it was stopped", msg)
+	} else if !runner.SlowStopped(msg) {
+		t.Errorf("SlowStopped(%q) is false", msg)
 	}
 	if took < 600*time.Millisecond || took > 3*time.Second {
 		t.Errorf("the slow variant was stopped after %v, want about 0.6 s", took)

@@ -110,7 +110,8 @@ func TestWorker(t *testing.T) {
 	// Its limit is 3 s, plus the build's 6 s where the device compiles at
 	// its first launch (PoCL) and no builder made that launch.
 	start := time.Now()
-	expect(t, "hang", w.Measure(ctx, axpyHang), autotune.Timeout, "ran past its limit of")
+	hang := w.Measure(ctx, axpyHang)
+	expect(t, "hang", hang, autotune.Timeout, "ran past its limit of")
 	if d := time.Since(start); d > 25*time.Second {
 		t.Errorf("hanging variant took %v to fail", d)
 	}
@@ -127,7 +128,13 @@ func TestWorker(t *testing.T) {
 		t.Errorf("Restarts() = %d after a crash measured twice, want 3", n)
 	}
 
-	expect(t, "hung build", w.Measure(ctx, axpyCoarse(hangBuildMark)), autotune.Timeout, "did not finish within 6s", "worker killed")
+	hungBuild := w.Measure(ctx, axpyCoarse(hangBuildMark))
+	expect(t, "hung build", hungBuild, autotune.Timeout, "did not finish within 6s", "worker killed")
+	for _, r := range []autotune.Result{hang, hungBuild} {
+		if r.Err != nil && runner.SlowStopped(r.Err.Error()) {
+			t.Errorf("%q reads as a variant stopped for being slow, not at an absolute limit", r.Err)
+		}
+	}
 	expect(t, "coarse after a hung build", w.Measure(ctx, axpyCoarse("w3b")), autotune.OK)
 	if n := w.Restarts(); n != 4 {
 		t.Errorf("Restarts() = %d after a hung build, want 4", n)
