@@ -155,6 +155,11 @@ func TestCeilingFraction(t *testing.T) {
 	if f, bound := c.Fraction(1, 3e9, 2); math.Abs(f-0.5) > 1e-9 || bound != "memory" {
 		t.Errorf("fraction %g (%s), want 0.5 (memory)", f, bound)
 	}
+	// The H200 (as its OpenCL name reads) is matched by its own entry,
+	// with the H100's FP32 peak and its own memory bandwidth.
+	if h, ok := CeilingFor("NVIDIA H200"); !ok || h.PeakFLOPs != c.PeakFLOPs || h.Bandwidth <= c.Bandwidth || h.Name != "H200" {
+		t.Errorf("the H200's ceiling %+v (found %v), want the H100's FP32 peak and more bandwidth", h, ok)
+	}
 	if _, ok := CeilingFor("cpu-haswell"); ok {
 		t.Error("a CPU has no built-in ceiling")
 	}

@@ -39,6 +39,11 @@ func (c Ceiling) Known() bool { return c.PeakFLOPs > 0 && c.Bandwidth > 0 }
 // of the OpenCL device name.
 var builtin = []Ceiling{
 	{Name: "H100", PeakFLOPs: 66.9e12, Bandwidth: 3.0e12, RSqrtRate: rsqrtH100, Source: "132 SMs x 128 FP32 lanes x 2 x 1.98 GHz; device-to-device copy and rsqrt rate measured on the H100"},
+	// The H200 (SXM) is the H100's chip with HBM3e: the same SMs at the same
+	// clock, so the same FP32 and rsqrt rates; its copy measured with
+	// bench/reference/copy_bandwidth.py on 2026-12-03 (4096 MiB, three
+	// runs: 4.23, 4.28 and 4.28 TB/s).
+	{Name: "H200", PeakFLOPs: 66.9e12, Bandwidth: 4.28e12, RSqrtRate: rsqrtH100, Source: "132 SMs x 128 FP32 lanes x 2 x 1.98 GHz; device-to-device copy measured on the H200, rsqrt rate the H100's (the same SM)"},
 }
 
 // CeilingFor returns the built-in ceiling of a device, by name.
