@@ -49,7 +49,18 @@ func start(t *testing.T, args ...string) *process {
 
 // recorded returns the number of evaluations in the records database at
 // path, 0 while it does not exist.
-func recorded(t *testing.T, path string) int {
+func recorded(t *testing.T, path string) int { return countRecorded(t, path, nil) }
+
+// counted returns how many evaluations the records database at path
+// holds that count against -e: all but the illegal settings rejected
+// before a build.
+func counted(t *testing.T, path string) int {
+	return countRecorded(t, path, func(e records.Evaluation) bool { return e.Outcome != autotune.Illegal })
+}
+
+// countRecorded returns the number of evaluations in the records database
+// at path that keep selects (nil: all), 0 while it does not exist.
+func countRecorded(t *testing.T, path string, keep func(records.Evaluation) bool) int {
 	t.Helper()
 	if _, err := os.Stat(path); err != nil {
 		return 0
@@ -65,33 +76,16 @@ func recorded(t *testing.T, path string) int {
 	}
 	n := 0
 	for _, p := range ps {
-		n += p.Evaluations
-	}
-	return n
-}
-
-// counted returns how many evaluations the records database at path
-// holds that count against -e: all but the illegal settings rejected
-// before a build.
-func counted(t *testing.T, path string) int {
-	t.Helper()
-	db, err := records.Open(path, records.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ps, err := db.Problems()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, p := range ps {
+		if keep == nil {
+			n += p.Evaluations
+			continue
+		}
 		es, err := db.Evaluations(p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range es {
-			if e.Outcome != autotune.Illegal {
+			if keep(e) {
 				n++
 			}
 		}

@@ -31,6 +31,26 @@ func planEval(b, l, sz int, ms float64) records.Evaluation {
 	return e
 }
 
+// recordRun records a run of settings s on problem k with its single-point
+// time baseline and evals, ended with stopped ("": cut), and returns its
+// ID.
+func recordRun(t *testing.T, db *records.DB, k records.Key, s Settings, stopped string, baseline float64, evals ...records.Evaluation) string {
+	t.Helper()
+	rec, err := db.Begin(k, records.Run{Strategy: s.Strategy, Seed: s.Seed, Settings: runIdentity(s, nil), BaselineMs: baseline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evals {
+		if _, err := rec.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if stopped != "" {
+		rec.End(stopped)
+	}
+	return rec.Run().ID
+}
+
 // TestPlan checks what a tuning does with the records under each policy:
 // go on with a cut run of its settings, take the recorded best (one that
 // agrees with the pinned values), carry the nearest shape's best over when
@@ -43,19 +63,7 @@ func TestPlan(t *testing.T) {
 	defer db.Close()
 	set := Settings{Strategy: "random", Seed: 3, Evals: 10}.withDefaults()
 	record := func(k records.Key, s Settings, stopped string, baseline float64, evals ...records.Evaluation) string {
-		rec, err := db.Begin(k, records.Run{Strategy: s.Strategy, Seed: s.Seed, Settings: runIdentity(s, nil), BaselineMs: baseline})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range evals {
-			if _, err := rec.Add(e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if stopped != "" {
-			rec.End(stopped)
-		}
-		return rec.Run().ID
+		return recordRun(t, db, k, s, stopped, baseline, evals...)
 	}
 	plan := func(k records.Key, s Settings, budget bool) plan {
 		t.Helper()
@@ -163,18 +171,7 @@ func TestPlanTimeouts(t *testing.T) {
 	}
 	k := planKey(64)
 	record := func(s Settings, stopped string, evals ...records.Evaluation) {
-		rec, err := db.Begin(k, records.Run{Strategy: s.Strategy, Seed: s.Seed, Settings: runIdentity(s, nil)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range evals {
-			if _, err := rec.Add(e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if stopped != "" {
-			rec.End(stopped)
-		}
+		recordRun(t, db, k, s, stopped, 0, evals...)
 	}
 	set := Settings{Strategy: "random", Seed: 3, Evals: 10, Reuse: ReuseContinue}.withDefaults()
 	first, second := set, set
