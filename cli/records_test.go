@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -334,6 +335,52 @@ func rerunUnprivileged(t *testing.T, name string) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
 		t.Fatalf("%s without root's capabilities: %v\n%s", name, err, out)
+	}
+}
+
+// TestTuneStartsFromKin tunes MATMUL tiny, exports the records as if made
+// under another driver of the same device and imports them into a new
+// database: a search there starts from the other driver's best (its first
+// evaluation), where it measures the point, rather than taking it from
+// the records.
+func TestTuneStartsFromKin(t *testing.T) {
+	needDevice(t)
+	if testing.Short() {
+		t.Skip("tunes for a few seconds")
+	}
+	dir := t.TempDir()
+	a, b, export := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db"), filepath.Join(dir, "a.json")
+	hploptOK(t, []string{"tune", "matmul", "-s", "random", "-e", "6", "--seed", "3", "--db", a, "-q", "--json", filepath.Join(dir, "a-run.json")})
+	best := readReport(t, filepath.Join(dir, "a-run.json")).BestParams
+	hploptOK(t, []string{"db", "--db", a, "export", "--format", "json", "--out", export})
+	data, err := os.ReadFile(export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc["problems"].([]any) {
+		p := p.(map[string]any)
+		p["key"].(map[string]any)["device"].(map[string]any)["driver"] = "0.1-older"
+		kb, _ := json.Marshal(p["key"])
+		var k records.Key
+		if err := json.Unmarshal(kb, &k); err != nil {
+			t.Fatal(err)
+		}
+		p["id"] = k.ID()
+	}
+	data, _ = json.Marshal(doc)
+	if err := os.WriteFile(export, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hploptOK(t, []string{"db", "--db", b, "import", export})
+	js := filepath.Join(dir, "b-run.json")
+	hploptOK(t, []string{"tune", "matmul", "-e", "2", "--db", b, "-q", "--json", js})
+	r := readReport(t, js)
+	if r.FromRecords != 0 || len(r.History) == 0 || !reflect.DeepEqual(r.History[0].Params, best) {
+		t.Errorf("the search under the new driver: %d from the records, first evaluation %v; want none from the records and the other driver's best %v first", r.FromRecords, r.History, best)
 	}
 }
 

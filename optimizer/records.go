@@ -412,8 +412,27 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 	for _, n := range near[:min(3, len(near))] {
 		p.seeds = append(p.seeds, carry(n.Best.Params, n.Problem.Key.Global, ps.Domain))
 	}
+	if len(near) == 0 && len(r.bests(1, set.Fixed)) == 0 {
+		// Nothing verified of this family (this device and driver): the
+		// nearest shapes' best on the platform's other devices and
+		// drivers, only to start from (the GPUs of one platform rank
+		// settings alike, not equally fast).
+		kin, err := r.db.Kin(r.key, 0)
+		if err != nil {
+			r.fail(err)
+			return plan{}
+		}
+		kin = slices.DeleteFunc(kin, func(n records.Neighbour) bool { return !pinned(n.Best.Params, set.Fixed) })
+		for _, n := range kin[:min(kinSeeds, len(kin))] {
+			p.seeds = append(p.seeds, carry(n.Best.Params, n.Problem.Key.Global, ps.Domain))
+		}
+	}
 	return p
 }
+
+// kinSeeds is how many settings recorded on other devices or drivers a
+// search of a family never recorded starts from.
+const kinSeeds = 2
 
 // cut finds the last run of the problem with settings set that was cut
 // (never ended: killed; or stopped by a signal) before its budget was

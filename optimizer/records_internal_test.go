@@ -217,6 +217,48 @@ func TestPlanTimeouts(t *testing.T) {
 	}
 }
 
+// TestPlanKin checks that a search of a family never recorded on its
+// device and driver starts from the best settings recorded on the
+// platform's other devices and drivers, never takes one of them without
+// searching, and leaves them once its own family has a verified best.
+func TestPlanKin(t *testing.T) {
+	db, err := records.Open(filepath.Join(t.TempDir(), "r.db"), records.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	on := func(k records.Key, name, driver string) records.Key {
+		k.Device = records.Device{Platform: "P", Name: name, Driver: driver}
+		return k
+	}
+	set := Settings{Strategy: "random", Seed: 3, Evals: 10}.withDefaults()
+	plan := func(k records.Key, s Settings, budget bool) plan {
+		t.Helper()
+		r := openRecording(db, k, nil, func(msg string) { t.Errorf("warning: %s", msg) })
+		return r.plan(&transforms.Problem{Domain: k.Global}, s, budget)
+	}
+	recordRun(t, db, on(planKey(2048), "dev", "1"), set, "budget", 0, planEval(8, 8, 256, 1), planEval(4, 4, 512, 2))
+	recordRun(t, db, on(planKey(1024), "other", "1"), set, "budget", 0, planEval(2, 2, 512, 1))
+	me := on(planKey(2048), "dev", "2") // a driver update
+	for _, budget := range []bool{true, false} {
+		p := plan(me, set, budget)
+		if p.reuse != nil || len(p.seeds) != 2 || p.seeds[0]["bszx"] != 8 || p.seeds[0]["szx"] != 256 || p.seeds[1]["szx"] != 1024 {
+			t.Errorf("budget %v: reuse %+v, seeds %v; want the other driver's best, then the other device's carried to 2048 points", budget, p.reuse, p.seeds)
+		}
+	}
+	pinned := set
+	pinned.Fixed = map[transforms.Name]int{transforms.Local(0): 4}
+	if p := plan(me, pinned, true); len(p.seeds) != 0 {
+		t.Errorf("lszx=4 pinned: seeds %v, want none (no kin's best has it)", p.seeds)
+	}
+	cont := set
+	cont.Reuse = ReuseContinue
+	recordRun(t, db, me, set, "budget", 0, planEval(1, 1, 2048, 3))
+	if p := plan(me, cont, true); len(p.seeds) != 1 || p.seeds[0]["szx"] != 2048 {
+		t.Errorf("with a verified best of its own: seeds %v, want its own only", p.seeds)
+	}
+}
+
 // TestCarry checks that a setting carried to another shape keeps the
 // blocks per work-item.
 func TestCarry(t *testing.T) {

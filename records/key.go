@@ -150,8 +150,22 @@ type familyArg struct {
 // search space, argument names, types and ranks and scalar names, at any
 // sizes. Shapes of one family compare by [Distance].
 func (k Key) Family() string {
+	return digest("family 1", k.family(k.canonical().Device))
+}
+
+// Kin identifies the key's family on every device of its OpenCL platform:
+// Family without the device's name, vendor, driver and OpenCL version. The
+// best settings of a kin of another family (the same GPU after a driver
+// update, or another GPU of the platform) are where a search of a family
+// never recorded starts.
+func (k Key) Kin() string {
+	return digest("kin 1", k.family(Device{Platform: k.canonical().Device.Platform}))
+}
+
+// family returns the JSON of k's family with device d.
+func (k Key) family(d Device) string {
 	c := k.canonical()
-	f := family{Kernel: c.Kernel, Hash: c.Hash, Device: c.Device, Dims: len(c.Global), Space: c.Space, Args: []familyArg{}, Scalars: []string{}}
+	f := family{Kernel: c.Kernel, Hash: c.Hash, Device: d, Dims: len(c.Global), Space: c.Space, Args: []familyArg{}, Scalars: []string{}}
 	for _, a := range c.Args {
 		f.Args = append(f.Args, familyArg{a.Name, a.Type, len(a.Shape)})
 	}
@@ -162,7 +176,7 @@ func (k Key) Family() string {
 	if err != nil {
 		panic("records: family does not encode: " + err.Error())
 	}
-	return digest("family 1", string(b))
+	return string(b)
 }
 
 func digest(kind, s string) string {

@@ -218,6 +218,39 @@ func (db *DB) Nearest(k Key, n int) ([]Neighbour, error) {
 	return out, nil
 }
 
+// Kin returns the best verified settings of the n recorded shapes of k's
+// kin (Key.Kin) on other devices or drivers than k's, nearest first, those
+// of k's device name (another driver) before the others at equal distance
+// (all of them if n <= 0): where a search of a family never recorded
+// starts. Records of another search-space version or another OpenCL
+// platform are never returned.
+func (db *DB) Kin(k Key, n int) ([]Neighbour, error) {
+	ps, err := db.problems("p.kernel = ?", k.canonical().Kernel)
+	if err != nil {
+		return nil, err
+	}
+	kin, fam, shape, name := k.Kin(), k.Family(), k.Shape(), k.canonical().Device.Name
+	var out []Neighbour
+	for _, p := range ps {
+		if p.Best != nil && p.Key.Kin() == kin && p.Key.Family() != fam {
+			out = append(out, Neighbour{Problem: p, Best: *p.Best, Distance: Distance(shape, p.Key.Shape())})
+		}
+	}
+	other := func(n Neighbour) int {
+		if n.Problem.Key.Device.Name == name {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(out, func(a, b Neighbour) int {
+		return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(other(a), other(b)), strings.Compare(a.Problem.ID, b.Problem.ID))
+	})
+	if n > 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
+}
+
 // Rule returns the best verified settings of every recorded shape of k's
 // family, ordered by shape (smallest first, comparing the Key.Shape vectors
 // value by value): the decision rule the records imply, from which a

@@ -239,6 +239,45 @@ func TestNearestAndRule(t *testing.T) {
 	}
 }
 
+// TestKin checks where a search of a family never recorded starts: the
+// best of its kernel's shapes recorded on the platform's other devices and
+// drivers (the same device name first at equal distance), never those of
+// another platform, another search space or its own family.
+func TestKin(t *testing.T) {
+	db := open(t)
+	on := func(k records.Key, name, driver, platform string) records.Key {
+		k.Device = records.Device{Platform: platform, Name: name, Driver: driver}
+		return k
+	}
+	const nv = "NVIDIA CUDA"
+	me := on(key(1024, 1024), "H200", "580", nv)
+	record(t, db, on(key(1024, 1024), "H100", "580", nv), eval(2, 2, 2))
+	record(t, db, on(key(1024, 1024), "H200", "570", nv), eval(4, 4, 4))
+	record(t, db, on(key(2048, 2048), "H200", "570", nv), eval(8, 8, 8))
+	record(t, db, on(key(1024, 1024), "H200", "580", "other"), eval(16, 16, 1))
+	old := on(key(1024, 1024), "H100", "580", nv)
+	old.Space = "table2-v0"
+	record(t, db, old, eval(32, 32, 1))
+	record(t, db, on(key(512, 512), "H200", "580", nv), eval(64, 64, 1)) // its own family
+	kin, err := db.Kin(me, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range kin {
+		got = append(got, fmt.Sprintf("%s %s %d uf=%d", n.Problem.Key.Device.Name, n.Problem.Key.Device.Driver, n.Problem.Key.Global[0], n.Best.Params["uf"]))
+	}
+	if want := []string{"H200 570 1024 uf=4", "H100 580 1024 uf=2", "H200 570 2048 uf=8"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Kin: %v, want %v", got, want)
+	}
+	if kin, _ := db.Kin(me, 1); len(kin) != 1 || kin[0].Best.Params["uf"] != 4 {
+		t.Errorf("Kin(1): %+v", kin)
+	}
+	if me.Kin() != on(key(4096, 4096), "A100", "1", nv).Kin() || me.Kin() == on(key(1024, 1024), "H200", "580", "other").Kin() {
+		t.Error("Kin is not the family up to the device's name and driver, on one platform")
+	}
+}
+
 func TestRetireAndPrune(t *testing.T) {
 	db := open(t)
 	old := key(64, 64)
