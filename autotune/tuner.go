@@ -587,7 +587,9 @@ type JSONReport struct {
 	// Problem is the records' ID of the tuning problem (kernel, device,
 	// sizes, search space); Sizes the problem's sizes; Driver the device's
 	// driver version; Date when the report was made (RFC 3339); Tool the
-	// version of the tool that made it.
+	// version of the tool that made it. StartedFrom names the records of
+	// other devices or drivers whose best settings the search started
+	// from (device, sizes).
 	Problem        string         `json:"problem,omitempty"`
 	Sizes          string         `json:"sizes,omitempty"`
 	Driver         string         `json:"driver,omitempty"`
@@ -601,6 +603,7 @@ type JSONReport struct {
 	Rejected       int            `json:"rejected"`
 	FromRecords    int            `json:"from_records"`
 	Reused         *JSONReuse     `json:"reused,omitempty"`
+	StartedFrom    []string       `json:"started_from,omitempty"`
 	Failures       Failures       `json:"failures"`
 	BaselineMs     float64        `json:"baseline_ms"`
 	BestMs         float64        `json:"best_ms"`

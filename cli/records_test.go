@@ -377,10 +377,13 @@ func TestTuneStartsFromKin(t *testing.T) {
 	}
 	hploptOK(t, []string{"db", "--db", b, "import", export})
 	js := filepath.Join(dir, "b-run.json")
-	hploptOK(t, []string{"tune", "matmul", "-e", "2", "--db", b, "-q", "--json", js})
+	out := hploptOK(t, []string{"tune", "matmul", "-e", "2", "--db", b, "--json", js}, "started from  the best recorded on ", "driver 0.1-older), 32x32")
 	r := readReport(t, js)
 	if r.FromRecords != 0 || len(r.History) == 0 || !reflect.DeepEqual(r.History[0].Params, best) {
 		t.Errorf("the search under the new driver: %d from the records, first evaluation %v; want none from the records and the other driver's best %v first", r.FromRecords, r.History, best)
+	}
+	if len(r.StartedFrom) != 1 || !strings.Contains(r.StartedFrom[0], "0.1-older") {
+		t.Errorf("the report's started_from %q, want the other driver's records:\n%s", r.StartedFrom, out)
 	}
 }
 

@@ -143,6 +143,10 @@ type Tuning struct {
 	// Reused says where a tuning taken from the records instead of
 	// searched came from; nil when it searched.
 	Reused *Reused
+	// Kin names the records of other devices or drivers whose best
+	// settings the search started from (records.DB.Kin): device and sizes,
+	// nearest first; nil for none.
+	Kin []string
 	// Warnings are the warnings of the tuning (the records database
 	// failing), as Settings.Warn received them.
 	Warnings []string
@@ -204,6 +208,7 @@ func (t *Tuning) JSON() *autotune.JSONReport {
 		j.Problem, j.Sizes, j.Driver = t.Key.ID(), t.Key.Sizes(), t.Key.Device.Driver
 	}
 	j.Date, j.Tool = t.Date.UTC().Format(time.RFC3339), ToolVersion()
+	j.StartedFrom = t.Kin
 	if r := t.Reused; r != nil {
 		j.Reused = &autotune.JSONReuse{Exact: r.Exact, Problem: r.Problem, Sizes: r.Sizes, Run: r.Run, Date: r.Date.UTC().Format(time.RFC3339),
 			Ms: r.Ms, BaselineMs: r.BaselineMs, Note: r.Note}
@@ -348,6 +353,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	if pl.resume != nil {
 		t.Resumed = pl.resume.ID
 	}
+	t.Kin = pl.kin
 	t.Setup, t.BaselineRuns, t.Pool = setup, w.BaselineRuns(), w.Pool()
 	if rep.Found {
 		t.BestParams = rep.Best.Map()

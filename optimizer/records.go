@@ -365,6 +365,7 @@ type plan struct {
 	spent  time.Duration              // their measuring time
 	known  map[string]autotune.Result // results taken instead of measuring, by records.PointKey
 	seeds  []map[string]int           // settings to start the search from
+	kin    []string                   // where those of other devices or drivers come from (Tuning.Kin)
 	reuse  *Reused                    // taken without searching
 }
 
@@ -425,6 +426,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 		kin = slices.DeleteFunc(kin, func(n records.Neighbour) bool { return !pinned(n.Best.Params, set.Fixed) })
 		for _, n := range kin[:min(kinSeeds, len(kin))] {
 			p.seeds = append(p.seeds, carry(n.Best.Params, n.Problem.Key.Global, ps.Domain))
+			p.kin = append(p.kin, fmt.Sprintf("%s, %s", n.Problem.Key.Device, n.Problem.Key.Sizes()))
 		}
 	}
 	return p
