@@ -410,9 +410,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			p.seeds = append(p.seeds, e.Params)
 		}
 	}
-	for _, n := range near[:min(3, len(near))] {
-		p.seeds = append(p.seeds, carry(n.Best.Params, n.Problem.Key.Global, ps.Domain))
-	}
+	p.seeds = append(p.seeds, seedsOf(near, 3, ps.Domain)...)
 	if len(near) == 0 && len(r.bests(1, set.Fixed)) == 0 {
 		// Nothing verified of this family (this device and driver): the
 		// nearest shapes' best on the platform's other devices and
@@ -424,12 +422,23 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			return plan{}
 		}
 		kin = slices.DeleteFunc(kin, func(n records.Neighbour) bool { return !pinned(n.Best.Params, set.Fixed) })
-		for _, n := range kin[:min(kinSeeds, len(kin))] {
-			p.seeds = append(p.seeds, carry(n.Best.Params, n.Problem.Key.Global, ps.Domain))
+		kin = kin[:min(kinSeeds, len(kin))]
+		p.seeds = append(p.seeds, seedsOf(kin, kinSeeds, ps.Domain)...)
+		for _, n := range kin {
 			p.kin = append(p.kin, fmt.Sprintf("%s, %s", n.Problem.Key.Device, n.Problem.Key.Sizes()))
 		}
 	}
 	return p
+}
+
+// seedsOf returns the best settings of the first n of ns (at most),
+// carried from their shapes to domain.
+func seedsOf(ns []records.Neighbour, n int, domain []int) []map[string]int {
+	var out []map[string]int
+	for _, nb := range ns[:min(n, len(ns))] {
+		out = append(out, carry(nb.Best.Params, nb.Problem.Key.Global, domain))
+	}
+	return out
 }
 
 // kinSeeds is how many settings recorded on other devices or drivers a

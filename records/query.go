@@ -185,18 +185,36 @@ type Neighbour struct {
 // family returns the problems of k's family that have a verified best,
 // with their distance to k.
 func (db *DB) family(k Key) ([]Neighbour, error) {
-	ps, err := db.problems("p.family = ?", k.Family())
+	return db.neighbours(k, nil, "p.family = ?", k.Family())
+}
+
+// neighbours returns the problems that where selects and keep (nil: all)
+// accepts that have a verified best, with their distance to k.
+func (db *DB) neighbours(k Key, keep func(Key) bool, where string, args ...any) ([]Neighbour, error) {
+	ps, err := db.problems(where, args...)
 	if err != nil {
 		return nil, err
 	}
 	shape := k.Shape()
 	var out []Neighbour
 	for _, p := range ps {
-		if p.Best != nil {
+		if p.Best != nil && (keep == nil || keep(p.Key)) {
 			out = append(out, Neighbour{Problem: p, Best: *p.Best, Distance: Distance(shape, p.Key.Shape())})
 		}
 	}
 	return out, nil
+}
+
+// nearestFirst sorts out by distance, then by tie, then by problem ID,
+// and keeps the first n (all if n <= 0).
+func nearestFirst(out []Neighbour, n int, tie func(a, b Neighbour) int) []Neighbour {
+	slices.SortStableFunc(out, func(a, b Neighbour) int {
+		return cmp.Or(cmp.Compare(a.Distance, b.Distance), tie(a, b), strings.Compare(a.Problem.ID, b.Problem.ID))
+	})
+	if n > 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out
 }
 
 // Nearest returns the best verified settings of the n recorded shapes of
@@ -209,13 +227,7 @@ func (db *DB) Nearest(k Key, n int) ([]Neighbour, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(out, func(a, b Neighbour) int {
-		return cmp.Or(cmp.Compare(a.Distance, b.Distance), strings.Compare(a.Problem.ID, b.Problem.ID))
-	})
-	if n > 0 && len(out) > n {
-		out = out[:n]
-	}
-	return out, nil
+	return nearestFirst(out, n, func(a, b Neighbour) int { return 0 }), nil
 }
 
 // Kin returns the best verified settings of the n recorded shapes of k's
@@ -225,30 +237,18 @@ func (db *DB) Nearest(k Key, n int) ([]Neighbour, error) {
 // starts. Records of another search-space version or another OpenCL
 // platform are never returned.
 func (db *DB) Kin(k Key, n int) ([]Neighbour, error) {
-	ps, err := db.problems("p.kernel = ?", k.canonical().Kernel)
+	kin, fam, name := k.Kin(), k.Family(), k.canonical().Device.Name
+	out, err := db.neighbours(k, func(pk Key) bool { return pk.Kin() == kin && pk.Family() != fam }, "p.kernel = ?", k.canonical().Kernel)
 	if err != nil {
 		return nil, err
 	}
-	kin, fam, shape, name := k.Kin(), k.Family(), k.Shape(), k.canonical().Device.Name
-	var out []Neighbour
-	for _, p := range ps {
-		if p.Best != nil && p.Key.Kin() == kin && p.Key.Family() != fam {
-			out = append(out, Neighbour{Problem: p, Best: *p.Best, Distance: Distance(shape, p.Key.Shape())})
-		}
-	}
-	other := func(n Neighbour) int {
+	other := func(n Neighbour) int { // another device name than k's
 		if n.Problem.Key.Device.Name == name {
 			return 0
 		}
 		return 1
 	}
-	slices.SortStableFunc(out, func(a, b Neighbour) int {
-		return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(other(a), other(b)), strings.Compare(a.Problem.ID, b.Problem.ID))
-	})
-	if n > 0 && len(out) > n {
-		out = out[:n]
-	}
-	return out, nil
+	return nearestFirst(out, n, func(a, b Neighbour) int { return cmp.Compare(other(a), other(b)) }), nil
 }
 
 // Rule returns the best verified settings of every recorded shape of k's

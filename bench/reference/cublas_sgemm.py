@@ -19,23 +19,29 @@ torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 
 
-def median_ms(n, warmups=3, runs=10):
-    a = torch.randn(n, n, device="cuda", dtype=torch.float32)
-    b = torch.randn(n, n, device="cuda", dtype=torch.float32)
+def timed_median_ms(fn, warmups=3, runs=10):
+    """The median time of runs calls of fn on the GPU by CUDA events, in
+    ms, after warmups calls."""
     for _ in range(warmups):
-        torch.mm(a, b)
+        fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(runs):
         t0 = torch.cuda.Event(enable_timing=True)
         t1 = torch.cuda.Event(enable_timing=True)
         t0.record()
-        torch.mm(a, b)
+        fn()
         t1.record()
         torch.cuda.synchronize()
         times.append(t0.elapsed_time(t1))
     times.sort()
     return times[len(times) // 2]
+
+
+def median_ms(n, warmups=3, runs=10):
+    a = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    b = torch.randn(n, n, device="cuda", dtype=torch.float32)
+    return timed_median_ms(lambda: torch.mm(a, b), warmups, runs)
 
 
 def main(args):
