@@ -120,6 +120,14 @@ type BayesSettings struct {
 	// PlateauRounds is the number of first rounds Plateau may widen
 	// Default 0: the package's PlateauRounds.
 	PlateauRounds int
+	// ARD fits the model with a length scale per parameter instead of
+	// one for all: each parameter's weight (0.25 to 4 times the GP's
+	// reciprocal length scale) chosen each round by the marginal
+	// likelihood under a prior that keeps it near 1 (ardWeights). The
+	// model then learns that the time follows some parameters closely and
+	// others hardly, which one length scale cannot say. Default false
+	// (the opening's default is true: strategies.OpeningSettings).
+	ARD bool
 	// Seeds are measured first (repaired into the space). Default none.
 	Seeds []autotune.Point
 	// Name is the name the strategy reports (a registry entry with its
@@ -371,6 +379,9 @@ func (b *Bayes) acquire() []autotune.Point {
 	}
 	enc := newEncoder(b.space.Len(), train, pool)
 	xs := enc.all(train)
+	if b.set.ARD {
+		xs = weigh(enc, xs, y)
+	}
 	px := enc.all(pool)
 	var out []autotune.Point
 	taken := make([]bool, len(pool))

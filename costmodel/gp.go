@@ -69,9 +69,16 @@ func (g *GP) refit(x [][]float64, y []float64) (*GP, error) {
 // in parallel (one goroutine per CPU), and the first point of the largest
 // likelihood in grid order is kept, as a loop over the grid would.
 func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
+	gp, _, err := fitGPL(x, y, scales, noises)
+	return gp, err
+}
+
+// fitGPL is fitGP, also returning the log marginal likelihood (constants
+// left out) of the GP it keeps.
+func fitGPL(x [][]float64, y []float64, scales, noises []float64) (*GP, float64, error) {
 	n := len(x)
 	if n < 2 || len(y) != n {
-		return nil, errors.New("costmodel: a GP needs at least 2 samples")
+		return nil, 0, errors.New("costmodel: a GP needs at least 2 samples")
 	}
 	mean, yc := centred(y)
 	d := make([]float64, n*n)
@@ -144,9 +151,9 @@ func fitGP(x [][]float64, y []float64, scales, noises []float64) (*GP, error) {
 		}
 	}
 	if best == nil {
-		return nil, errors.New("costmodel: no covariance of the grid factorizes")
+		return nil, 0, errors.New("costmodel: no covariance of the grid factorizes")
 	}
-	return best, nil
+	return best, bestLML, nil
 }
 
 // centred returns the mean of y (the GP's constant mean) and y less it.
@@ -327,10 +334,10 @@ var keepCorrelations = true
 // with them are then those computed already, and only its first choice's
 // correlations with the samples measured since are new.
 type corrCarry struct {
-	lo, hi []float64 // the encoder's
-	scale  float64
-	x      [][]float64
-	rows   map[string][]float64
+	lo, hi, w []float64 // the encoder's
+	scale     float64
+	x         [][]float64
+	rows      map[string][]float64
 }
 
 // carryOf keeps c's correlations with the samples x (c's first ones,
@@ -340,7 +347,7 @@ func carryOf(c *corrCache, enc *encoder, x [][]float64, keys []string) *corrCarr
 	if c == nil || len(c.x) < len(x) {
 		return nil
 	}
-	out := &corrCarry{lo: enc.lo, hi: enc.hi, scale: c.scale, x: x, rows: make(map[string][]float64, len(keys))}
+	out := &corrCarry{lo: enc.lo, hi: enc.hi, w: enc.w, scale: c.scale, x: x, rows: make(map[string][]float64, len(keys))}
 	for i, k := range keys {
 		if r := c.rows[i]; len(r) > 0 {
 			// A copy: the round's guess (Likely) may still use c.
@@ -356,7 +363,7 @@ func carryOf(c *corrCache, enc *encoder, x [][]float64, keys []string) *corrCarr
 // begins with the same samples (by value), else empty.
 func (cc *corrCarry) seed(enc *encoder, x [][]float64, keys []string) *corrCache {
 	c := newCorrCache(len(keys))
-	if cc == nil || len(cc.x) > len(x) || !slices.Equal(cc.lo, enc.lo) || !slices.Equal(cc.hi, enc.hi) {
+	if cc == nil || len(cc.x) > len(x) || !slices.Equal(cc.lo, enc.lo) || !slices.Equal(cc.hi, enc.hi) || !slices.Equal(cc.w, enc.w) {
 		return c
 	}
 	for j := range cc.x {

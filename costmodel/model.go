@@ -372,7 +372,11 @@ func (m *Model) screen(pool []autotune.Point) []bool {
 
 // encoder scales parameter values to [0, 1]: log2(1+|v|) with v's sign,
 // then min-max over the points it was made from.
-type encoder struct{ lo, hi []float64 }
+// encoder maps a point to inputs of about [0, 1]: each parameter's
+// log2(1+v) scaled over the range of the points it was made from, then
+// multiplied by its weight w (nil: 1 each; ardWeights's per-parameter
+// length scales).
+type encoder struct{ lo, hi, w []float64 }
 
 func squash(v int) float64 {
 	f := math.Log2(1 + math.Abs(float64(v)))
@@ -402,6 +406,9 @@ func (e *encoder) encode(p autotune.Point, x []float64) {
 	for k := range x {
 		if d := e.hi[k] - e.lo[k]; d > 0 {
 			x[k] = (squash(p.Value(k)) - e.lo[k]) / d
+			if e.w != nil {
+				x[k] *= e.w[k]
+			}
 		} else {
 			x[k] = 0
 		}

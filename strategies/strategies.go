@@ -126,6 +126,14 @@ type OpeningSettings struct {
 	// the default since seven held-out tables confirmed it
 	// (docs/replay.md, "A plateau of start points"); negative for none.
 	Plateau float64
+	// Isotropic fits the opening's model with one length scale for all
+	// parameters, as before the thirty-first session, instead of one per
+	// parameter chosen by the likelihood (costmodel.BayesSettings.ARD):
+	// with ARD the model learns which parameters the time follows,
+	// from the opening's first points. Default false: ARD, the default
+	// since replays of every table on two sets of seeds chose it
+	// (docs/replay.md, "A length scale per parameter").
+	Isotropic bool
 	// Share bounds the opening by the search's budget of evaluations (-e,
 	// or estimated from the time budget, autotune.Planner): hybrid chooses
 	// at most Share of it, fewer than Evaluations in a small budget.
@@ -265,6 +273,9 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	// fastest point's slower neighbour (docs/replay.md, "Local points
 	// around two basins").
 	set.Minima = true
+	// Its model of a length scale per parameter, unless Isotropic
+	// (docs/replay.md, "A length scale per parameter").
+	set.ARD = !opt.Opening.Isotropic
 	// The first local point of each round among their anchored moves
 	// (docs/replay.md, "Anchored moves").
 	set.Anchored = true
@@ -371,7 +382,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves, and in the first %d rounds, while the points measured before the first model lie within %.0f%% of the best (median against best), the flags flipped at each of those points first, fastest first; then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours, costmodel.PlateauRounds, 100*OpeningPlateau), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves, and in the first %d rounds, while the points measured before the first model lie within %.0f%% of the best (median against best), the flags flipped at each of those points first, fastest first, its model of a length scale per parameter (chosen by the likelihood; Isotropic: one for all); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours, costmodel.PlateauRounds, 100*OpeningPlateau), newOpening})
 }
 
 // All returns the registered strategies, the default first.

@@ -315,7 +315,8 @@ func TestOpening(t *testing.T) {
 	for _, lookahead := range []int{0, 8} {
 		hybrid := run(strategies.Hybrid, strategies.OpeningSettings{}, lookahead)
 		for _, k := range []int{6, 16} {
-			got := run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: -1, Share: -1}, lookahead)
+			// One length scale, as hybrid's model.
+			got := run(strategies.Opening, strategies.OpeningSettings{Evaluations: k, Neighbours: -1, Share: -1, Isotropic: true}, lookahead)
 			if str(got[:k]) != str(hybrid[:k]) {
 				t.Errorf("lookahead %d: opening k=%d began %v, want hybrid's %v", lookahead, k, got[:k], hybrid[:k])
 			}

@@ -5,13 +5,32 @@
 # (docs/replay/splice.go): for when only that strategy's code changed
 # since the outputs were made. Run from the repository root, with hplopt
 # built (HPLOPT=path, default hplopt on the PATH); TABLES limits it to
-# some tables (names without .txt). The other strategies' lines are left
+# some tables (names without .txt); OPENING=1 also makes each
+# docs/replay/opening/TABLE.txt again (its first line's command). The
+# other strategies' lines are left
 # as they are: check one table against a full replay first.
 set -euo pipefail
 strategy=${STRATEGY:-opening}
 hplopt=${HPLOPT:-hplopt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+if [ -n "${OPENING:-}" ]; then
+	for f in docs/replay/opening/*.txt; do
+		t=$(basename "$f" .txt)
+		if [ -n "${TABLES:-}" ] && ! [[ " $TABLES " == *" $t "* ]]; then
+			continue
+		fi
+		first=$(head -1 "$f")
+		case "$first" in
+		'$ hplopt replay '*) ;;
+		*) continue ;;
+		esac
+		# shellcheck disable=SC2086 # the command's own words
+		{ echo "$first"; "$hplopt" replay ${first#\$ hplopt replay }; } >"$tmp/opening.txt"
+		mv "$tmp/opening.txt" "$f"
+		echo "opening/$t"
+	done
+fi
 for f in docs/replay/*.txt; do
 	t=$(basename "$f" .txt)
 	if [ -n "${TABLES:-}" ] && ! [[ " $TABLES " == *" $t "* ]]; then
@@ -22,6 +41,13 @@ for f in docs/replay/*.txt; do
 	'$ hplopt replay '*) ;;
 	*) continue ;; # not a replay output (times.txt, ...)
 	esac
+	# The JSON is committed compressed (TABLE.json.xz): uncompressed for
+	# the splice, compressed again after it.
+	packed=false
+	if [ -f "docs/replay/$t.json.xz" ]; then
+		xz -dkf "docs/replay/$t.json.xz"
+		packed=true
+	fi
 	[ -f "docs/replay/$t.json" ] || continue
 	args=${first#\$ hplopt replay }
 	table=$(sed -E 's/.*--table ([^ ]+).*/\1/' <<<"$args")
@@ -32,5 +58,8 @@ for f in docs/replay/*.txt; do
 	# shellcheck disable=SC2086 # the command's own words
 	"$hplopt" replay $args -s "$strategy" --json "$tmp/$t.json" >"$tmp/$t.txt"
 	go run docs/replay/splice.go "$table" "docs/replay/$t" "$tmp/$t"
+	if $packed; then
+		xz -f "docs/replay/$t.json" # replaces TABLE.json.xz, removes TABLE.json
+	fi
 	echo "$t: $(($(date +%s) - start)) s"
 done
