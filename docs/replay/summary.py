@@ -110,6 +110,11 @@ TABLES = [
     ("conv1d65536-h200", "1DCONV 65536 H200", "h200"),
     ("covariance2048-h200", "COVARIANCE 2048 H200", "h200"),
     ("stencil3d512-h200", "STENCIL3D 512 H200", "h200"),
+    ("gs-update3072-h200", "GS-UPDATE 3072 H200", "h200"),
+    ("syrk1536-h200", "SYRK 1536 H200", "h200"),
+    ("bicg6144-h200", "BICG 6144 H200", "h200"),
+    ("gs-update5120-h200-fdtd", "GS-UPDATE 5120 H200 fdtd", "h200"),
+    ("jacobi2d6144-h200-fdtd", "jacobi2d 6144 H200 fdtd", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables
