@@ -24,6 +24,7 @@ var (
 	everyAnchored = flag.Int("every-anchored", 0, "the opening's anchored initial points (strategies.OpeningSettings.Anchored; 0: the default, -1: none)")
 	everyCover    = flag.Int("every-cover", 0, "the opening's untried values first (strategies.OpeningSettings.Cover; 0: none, the default; 2: flags)")
 	everyOmit     = flag.Bool("every-omit-illegal", false, "the opening's model leaves out the points rejected as Illegal (strategies.OpeningSettings.OmitIllegal; default false: it takes them for the slowest time)")
+	everyRounds   = flag.Int("every-plateau-rounds", 0, "the first rounds the opening's Plateau may widen (strategies.OpeningSettings.PlateauRounds; 0: the default, costmodel.PlateauRounds)")
 	everyIso      = flag.Bool("every-isotropic", false, "the opening's model has one length scale for all parameters (strategies.OpeningSettings.Isotropic; default false: one per parameter)")
 	everyPlateau  = flag.Float64("every-plateau", 0, "the opening's wider look on a plateau (strategies.OpeningSettings.Plateau; 0: the default, strategies.OpeningPlateau; negative: none)")
 	everyTables   = flag.String("every-tables", "*.csv", "the tables under testdata/replay BenchmarkEveryTable replays: a glob, or several separated by commas")
@@ -92,7 +93,7 @@ func BenchmarkEveryTable(b *testing.B) {
 	budget := func(t *Table) int { return max(20, int(*everyShare*float64(t.Len())+1e-9)) }
 	for range b.N {
 		config := func(i int) Config {
-			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, Isotropic: *everyIso}}
+			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, Isotropic: *everyIso}}
 		}
 		results, errs := replayEach(tables, *everyParallel, config)
 		rows := make([]row, len(files))
@@ -133,6 +134,9 @@ func BenchmarkEveryTable(b *testing.B) {
 		}
 		if *everyOmit {
 			name += ", illegal points left out of the model"
+		}
+		if *everyRounds != 0 {
+			name += fmt.Sprintf(", plateau rounds %d", *everyRounds)
 		}
 		if *everyIso {
 			name += ", one length scale"

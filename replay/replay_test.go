@@ -857,6 +857,32 @@ func TestPlateau(t *testing.T) {
 	}
 }
 
+// TestPlateauRounds: on jacobi2d 6144 with FDTD-EY's pins, a flat table
+// held out in the thirty-first session, the default opening (Plateau's
+// three rounds) falls behind random search at 20 evaluations; with
+// PlateauRounds 1, a candidate, it beats random search at every budget
+// from 20 to a tenth of the table (docs/replay.md, "A length scale per
+// parameter").
+func TestPlateauRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a table, 20 seeds twice")
+	}
+	tab, err := LoadCSV("../testdata/replay/jacobi2d6144-h200-fdtd.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rounds := range []int{0, 1} {
+		cfg := Config{Strategies: []string{strategies.Default}, Evaluations: tab.Len() / 10, Seeds: 20, Stop: optimumFound(tab.Optimum()), Opening: strategies.OpeningSettings{PlateauRounds: rounds}}
+		rs, err := Replay(context.Background(), tab, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rs[0]; r.BeatsRandom != (rounds == 1) {
+			t.Errorf("PlateauRounds %d: beats random search from 20 evaluations: %v (first budget behind: %d), want %v", rounds, r.BeatsRandom, r.firstLoss, rounds == 1)
+		}
+	}
+}
+
 // A budget at which random search's expected best is the optimum (as many
 // evaluations as the table has successful rows) is a tie for a search that
 // found the optimum, not a loss; a search that did not find it loses there.

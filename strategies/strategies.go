@@ -126,6 +126,12 @@ type OpeningSettings struct {
 	// the default since seven held-out tables confirmed it
 	// (docs/replay.md, "A plateau of start points"); negative for none.
 	Plateau float64
+	// PlateauRounds is the number of hybrid's first rounds that Plateau
+	// may widen (costmodel.BayesSettings.PlateauRounds). Default 0:
+	// costmodel.PlateauRounds, 3; 1 is a candidate (docs/replay.md, "A
+	// length scale per parameter": with it the flat tables beat random
+	// search early), not yet judged on held-out tables.
+	PlateauRounds int
 	// Isotropic fits the opening's model with one length scale for all
 	// parameters, as before the thirty-first session, instead of one per
 	// parameter chosen by the likelihood (costmodel.BayesSettings.ARD):
@@ -297,6 +303,7 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	case p > 0:
 		set.Plateau = p
 	}
+	set.PlateauRounds = opt.Opening.PlateauRounds
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
