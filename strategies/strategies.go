@@ -42,6 +42,10 @@ const (
 	OpeningAnchored    = 1
 	OpeningShare       = 1.0 / 3
 	OpeningPlateau     = 0.1
+	// OpeningPlateauRounds is OpeningSettings.PlateauRounds's default:
+	// the first round alone looks wider on a plateau (3 before the
+	// thirty-first session).
+	OpeningPlateauRounds = 1
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
@@ -128,9 +132,10 @@ type OpeningSettings struct {
 	Plateau float64
 	// PlateauRounds is the number of hybrid's first rounds that Plateau
 	// may widen (costmodel.BayesSettings.PlateauRounds). Default 0:
-	// costmodel.PlateauRounds, 3; 1 is a candidate (docs/replay.md, "A
-	// length scale per parameter": with it the flat tables beat random
-	// search early), not yet judged on held-out tables.
+	// OpeningPlateauRounds, 1, since the thirty-first session
+	// (docs/replay.md, "One round on a plateau": with the length scale
+	// per parameter, the flat tables beat random search early with one
+	// round); 3 before.
 	PlateauRounds int
 	// Isotropic fits the opening's model with one length scale for all
 	// parameters, as before the thirty-first session, instead of one per
@@ -304,6 +309,9 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 		set.Plateau = p
 	}
 	set.PlateauRounds = opt.Opening.PlateauRounds
+	if set.PlateauRounds == 0 {
+		set.PlateauRounds = OpeningPlateauRounds
+	}
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
@@ -389,7 +397,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves, and in the first %d rounds, while the points measured before the first model lie within %.0f%% of the best (median against best), the flags flipped at each of those points first, fastest first, its model of a length scale per parameter (chosen by the likelihood; Isotropic: one for all); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours, costmodel.PlateauRounds, 100*OpeningPlateau), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves, and in the first %d round(s), while the points measured before the first model lie within %.0f%% of the best (median against best), the flags flipped at each of those points first, fastest first, its model of a length scale per parameter (chosen by the likelihood; Isotropic: one for all); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours, OpeningPlateauRounds, 100*OpeningPlateau), newOpening})
 }
 
 // All returns the registered strategies, the default first.

@@ -115,6 +115,8 @@ TABLES = [
     ("bicg6144-h200", "BICG 6144 H200", "h200"),
     ("gs-update5120-h200-fdtd", "GS-UPDATE 5120 H200 fdtd", "h200"),
     ("jacobi2d6144-h200-fdtd", "jacobi2d 6144 H200 fdtd", "h200"),
+    ("boxfilter5120-h200-fdtd", "BOXFILTER 5120 H200 fdtd", "h200"),
+    ("fdtd-ey5120-h200", "FDTD-EY 5120 H200", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables

@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384|conv2d2048|stencil2d6144-fdtd|jacobi2d6144-box|boxfilter6144-fdtd|fdtd-hz6144-box|transpose6144-fdtd|fdtd-ey6144|conv3d256-k3|sepfilter8192|gs-update6144-fdtd|transpose8192|stencil3d512|jacobi2d8192|syrk2048|covariance2048|conv1d65536|gs-r16384|gs-update3072|syrk1536|bicg6144|gs-update5120-fdtd|jacobi2d6144-fdtd]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384|conv2d2048|stencil2d6144-fdtd|jacobi2d6144-box|boxfilter6144-fdtd|fdtd-hz6144-box|transpose6144-fdtd|fdtd-ey6144|conv3d256-k3|sepfilter8192|gs-update6144-fdtd|transpose8192|stencil3d512|jacobi2d8192|syrk2048|covariance2048|conv1d65536|gs-r16384|gs-update3072|syrk1536|bicg6144|gs-update5120-fdtd|jacobi2d6144-fdtd|boxfilter5120-fdtd|fdtd-ey5120]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -89,6 +89,8 @@
 #   $OUT/groundtruth/bicg6144-h100.csv        bicg n=6144 k=6144, mvt's pins, 2750 points
 #   $OUT/groundtruth/gs-update5120-h100-fdtd.csv  gs-update n=5120x5120, fdtd-ey's pins, 1074 points
 #   $OUT/groundtruth/jacobi2d6144-h100-fdtd.csv   jacobi2d n=6144x6144, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/boxfilter5120-h100-fdtd.csv  boxfilter n=5120x5120, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/fdtd-ey5120-h100.csv     fdtd-ey n=5120x5120, fdtd-ey's pins, 2148 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -259,6 +261,8 @@ syrk1536|syrk1536-$dev|syrk|-n 1536,1536 -k 1536|$syrk_pins|992
 bicg6144|bicg6144-$dev|bicg|-n 6144 -k 6144|$mvt_pins|2750
 gs-update5120-fdtd|gs-update5120-$dev-fdtd|gs-update|-n 5120,5120|$fdtd_pins|1074
 jacobi2d6144-fdtd|jacobi2d6144-$dev-fdtd|jacobi2d|-n 6144,6144|$fdtd_pins|2148
+boxfilter5120-fdtd|boxfilter5120-$dev-fdtd|boxfilter|-n 5120,5120|$fdtd_pins|2148
+fdtd-ey5120|fdtd-ey5120-$dev|fdtd-ey|-n 5120,5120|$fdtd_pins|2148
 "
 
 if [ -n "${GT_TABLES:-}" ]; then

@@ -8,8 +8,11 @@
 # 1536 (SYRK's, as SYRK 2048) and bicg 6144 (MVT's, as bicg 4096); then,
 # chosen after those were recorded and before anything of these was
 # measured, gs-update 5120 and jacobi2d 6144 with FDTD-EY's pins (as
-# gs-update 6144 and 8192 -fdtd, and jacobi2d 4096 and 8192 -fdtd);
-# groundtruth.sh has them.
+# gs-update 6144 and 8192 -fdtd, and jacobi2d 4096 and 8192 -fdtd); then,
+# held out for the candidate OpeningSettings.PlateauRounds 1 and chosen
+# before anything of them was measured, boxfilter 5120 with FDTD-EY's pins
+# (the tables Plateau was made for) and fdtd-ey 5120 (a flat kind of
+# table, with its own pins); groundtruth.sh has them.
 # Binary: .gpu/hplopt.xz (`make gpu`, then xz).
 #   PART=TABLE,...: groundtruth.sh TABLE in two passes, then the re-check,
 #     as session19.sh (GT_DEV=h200).
