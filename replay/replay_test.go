@@ -770,6 +770,32 @@ func TestOptimumFoundChangesNothing(t *testing.T) {
 	}
 }
 
+// replayOpening replays the default on the committed table file with
+// the opening's settings, 20 seeds and the given budget, each search ended
+// once it found the optimum (optimumFound), and returns the table and the
+// default's result.
+func replayOpening(t *testing.T, file string, evals int, set strategies.OpeningSettings) (*Table, *Result) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("replays a table, 20 seeds a setting")
+	}
+	tab, err := LoadCSV("../testdata/replay/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evals == 0 {
+		evals = tab.Len() / 10
+	}
+	rs, err := Replay(context.Background(), tab, Config{Strategies: []string{strategies.Default}, Evaluations: evals, Seeds: 20, Stop: optimumFound(tab.Optimum()), Opening: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab, rs[0]
+}
+
+// at25 is the budget of 2.5% of tab's rows, rounded up.
+func at25(tab *Table) int { return int(math.Ceil(0.025 * float64(tab.Len()))) }
+
 // TestOmitIllegal: on bicg 4096, whose start points and their anchored
 // moves with local memory are all over the device's limits, the opening
 // that takes those illegal points for the slowest time writes local
@@ -779,25 +805,14 @@ func TestOptimumFoundChangesNothing(t *testing.T) {
 // it reaches at least 0.95 (docs/replay.md, "Illegal points left out of
 // the model").
 func TestOmitIllegal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays a table, 20 seeds twice")
-	}
-	tab, err := LoadCSV("../testdata/replay/bicg4096-h200.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := int(math.Ceil(0.025 * float64(tab.Len())))
 	for _, c := range []struct {
 		omit   bool
 		lo, hi float64
 	}{{false, 0.82, 0.83}, {true, 0.95, 1}} {
-		cfg := Config{Strategies: []string{strategies.Default}, Evaluations: at, Seeds: 20, Stop: optimumFound(tab.Optimum()), Opening: strategies.OpeningSettings{OmitIllegal: c.omit, Isotropic: true, PlateauRounds: 3}}
-		rs, err := Replay(context.Background(), tab, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := rs[0].At(at).MedianFraction; got < c.lo || got > c.hi {
-			t.Errorf("OmitIllegal %v: median fraction %.3f after %d evaluations, want %.2f to %.2f", c.omit, got, at, c.lo, c.hi)
+		// 2.5% of bicg 4096's 2510 rows as the budget.
+		tab, r := replayOpening(t, "bicg4096-h200.csv", 63, strategies.OpeningSettings{OmitIllegal: c.omit, Isotropic: true, PlateauRounds: 3})
+		if got := r.At(at25(tab)).MedianFraction; got < c.lo || got > c.hi {
+			t.Errorf("OmitIllegal %v: median fraction %.3f after %d evaluations, want %.2f to %.2f", c.omit, got, at25(tab), c.lo, c.hi)
 		}
 	}
 }
@@ -810,25 +825,13 @@ func TestOmitIllegal(t *testing.T) {
 // three plateau rounds of that day's default: with one, the default since
 // "One round on a plateau", bicg 4096 is at 0.911).
 func TestARD(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays a table, 20 seeds twice")
-	}
-	tab, err := LoadCSV("../testdata/replay/bicg4096-h200.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := int(math.Ceil(0.025 * float64(tab.Len())))
 	for _, c := range []struct {
 		iso    bool
 		lo, hi float64
 	}{{true, 0.82, 0.83}, {false, 0.95, 1}} {
-		cfg := Config{Strategies: []string{strategies.Default}, Evaluations: tab.Len() / 10, Seeds: 20, Stop: optimumFound(tab.Optimum()), Opening: strategies.OpeningSettings{Isotropic: c.iso, PlateauRounds: 3}}
-		rs, err := Replay(context.Background(), tab, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := rs[0].At(at).MedianFraction; got < c.lo || got > c.hi {
-			t.Errorf("Isotropic %v: median fraction %.3f after %d evaluations, want %.2f to %.2f", c.iso, got, at, c.lo, c.hi)
+		tab, r := replayOpening(t, "bicg4096-h200.csv", 0, strategies.OpeningSettings{Isotropic: c.iso, PlateauRounds: 3})
+		if got := r.At(at25(tab)).MedianFraction; got < c.lo || got > c.hi {
+			t.Errorf("Isotropic %v: median fraction %.3f after %d evaluations, want %.2f to %.2f", c.iso, got, at25(tab), c.lo, c.hi)
 		}
 	}
 }
@@ -843,20 +846,9 @@ func TestARD(t *testing.T) {
 // points first) it beats random search at every budget from 20 to a tenth
 // of the table (docs/replay.md, "A plateau of start points").
 func TestPlateau(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays a table, 20 seeds twice")
-	}
-	tab, err := LoadCSV("../testdata/replay/stencil2d8192-h200.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, plateau := range []float64{-1, 0} {
-		cfg := Config{Strategies: []string{strategies.Default}, Evaluations: tab.Len() / 10, Seeds: 20, Stop: optimumFound(tab.Optimum()), Opening: strategies.OpeningSettings{Plateau: plateau, Isotropic: true, PlateauRounds: 3}}
-		rs, err := Replay(context.Background(), tab, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r := rs[0]; r.BeatsRandom != (plateau == 0) {
+		_, r := replayOpening(t, "stencil2d8192-h200.csv", 0, strategies.OpeningSettings{Plateau: plateau, Isotropic: true, PlateauRounds: 3})
+		if r.BeatsRandom != (plateau == 0) {
 			t.Errorf("Plateau %v: beats random search from 20 evaluations: %v (first budget behind: %d), want %v", plateau, r.BeatsRandom, r.firstLoss, plateau == 0)
 		}
 	}
@@ -869,20 +861,9 @@ func TestPlateau(t *testing.T) {
 // beats random search at every budget from 20 to a tenth of the table
 // (docs/replay.md, "One round on a plateau").
 func TestPlateauRounds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays a table, 20 seeds twice")
-	}
-	tab, err := LoadCSV("../testdata/replay/jacobi2d6144-h200-fdtd.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, rounds := range []int{3, 0} {
-		cfg := Config{Strategies: []string{strategies.Default}, Evaluations: tab.Len() / 10, Seeds: 20, Stop: optimumFound(tab.Optimum()), Opening: strategies.OpeningSettings{PlateauRounds: rounds}}
-		rs, err := Replay(context.Background(), tab, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r := rs[0]; r.BeatsRandom != (rounds == 0) {
+		_, r := replayOpening(t, "jacobi2d6144-h200-fdtd.csv", 0, strategies.OpeningSettings{PlateauRounds: rounds})
+		if r.BeatsRandom != (rounds == 0) {
 			t.Errorf("PlateauRounds %d: beats random search from 20 evaluations: %v (first budget behind: %d), want %v", rounds, r.BeatsRandom, r.firstLoss, rounds == 0)
 		}
 	}

@@ -14,33 +14,33 @@ strategy=${STRATEGY:-opening}
 hplopt=${HPLOPT:-hplopt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# replay_args FILE: the hplopt replay command on FILE's first line, without
+# "$ hplopt replay ", when FILE's table is among TABLES (when given) and
+# FILE is a replay output; fails otherwise.
+replay_args() {
+	local t first
+	t=$(basename "$1" .txt)
+	if [ -n "${TABLES:-}" ] && ! [[ " $TABLES " == *" $t "* ]]; then
+		return 1
+	fi
+	first=$(head -1 "$1")
+	case "$first" in
+	'$ hplopt replay '*) echo "${first#\$ hplopt replay }" ;;
+	*) return 1 ;; # not a replay output (times.txt, ...)
+	esac
+}
 if [ -n "${OPENING:-}" ]; then
 	for f in docs/replay/opening/*.txt; do
-		t=$(basename "$f" .txt)
-		if [ -n "${TABLES:-}" ] && ! [[ " $TABLES " == *" $t "* ]]; then
-			continue
-		fi
-		first=$(head -1 "$f")
-		case "$first" in
-		'$ hplopt replay '*) ;;
-		*) continue ;;
-		esac
+		args=$(replay_args "$f") || continue
 		# shellcheck disable=SC2086 # the command's own words
-		{ echo "$first"; "$hplopt" replay ${first#\$ hplopt replay }; } >"$tmp/opening.txt"
+		{ echo "\$ hplopt replay $args"; "$hplopt" replay $args; } >"$tmp/opening.txt"
 		mv "$tmp/opening.txt" "$f"
-		echo "opening/$t"
+		echo "opening/$(basename "$f" .txt)"
 	done
 fi
 for f in docs/replay/*.txt; do
 	t=$(basename "$f" .txt)
-	if [ -n "${TABLES:-}" ] && ! [[ " $TABLES " == *" $t "* ]]; then
-		continue
-	fi
-	first=$(head -1 "$f")
-	case "$first" in
-	'$ hplopt replay '*) ;;
-	*) continue ;; # not a replay output (times.txt, ...)
-	esac
+	args=$(replay_args "$f") || continue
 	# The JSON is committed compressed (TABLE.json.xz): uncompressed for
 	# the splice, compressed again after it.
 	packed=false
@@ -49,7 +49,6 @@ for f in docs/replay/*.txt; do
 		packed=true
 	fi
 	[ -f "docs/replay/$t.json" ] || continue
-	args=${first#\$ hplopt replay }
 	table=$(sed -E 's/.*--table ([^ ]+).*/\1/' <<<"$args")
 	# shellcheck disable=SC2001 # a regular expression, not a substitution
 	args=$(sed -E 's/ --json [^ ]+//; s/ --plot [^ ]+//' <<<"$args")
