@@ -27,36 +27,32 @@ func ardCost(m float64) float64 {
 }
 
 // ardWeights returns the weights of x's inputs (as the encoder gives
-// them; y the targets): 1 for an input all samples share, nil when no GP
-// fits.
-func ardWeights(x [][]float64, y []float64) []float64 {
+// them; y the targets), 1 for an input all samples share, and x weighed
+// by them; nil, nil when no GP fits.
+func ardWeights(x [][]float64, y []float64) (w []float64, weighed [][]float64) {
 	iso, lml, err := fitGPL(x, y, gpScales, gpNoises)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	d := len(x[0])
-	w := make([]float64, d)
+	w = make([]float64, d)
+	varies := make([]bool, d)
 	for j := range w {
 		w[j] = 1
+		for i := range x {
+			varies[j] = varies[j] || x[i][j] != x[0][j]
+		}
 	}
-	xs := make([][]float64, len(x))
+	xs := make([][]float64, len(x)) // x weighed by w
 	for i := range x {
 		xs[i] = slices.Clone(x[i])
-	}
-	varies := func(j int) bool {
-		for i := range x {
-			if x[i][j] != x[0][j] {
-				return true
-			}
-		}
-		return false
 	}
 	cost := 0.0 // the prior's, of w
 	obj := lml  // the log likelihood of w less cost
 	for range ardSweeps {
 		moved := false
 		for j := range d {
-			if !varies(j) {
+			if !varies[j] {
 				continue
 			}
 			bestM, bestObj := w[j], obj
@@ -86,24 +82,17 @@ func ardWeights(x [][]float64, y []float64) []float64 {
 			break
 		}
 	}
-	return w
+	return w, xs
 }
 
 // weigh gives enc the weights ardWeights chooses for the samples xs
 // (encoded by enc, without weights) and targets y, and returns xs
 // weighed; xs unchanged when no GP fits.
 func weigh(enc *encoder, xs [][]float64, y []float64) [][]float64 {
-	w := ardWeights(xs, y)
+	w, weighed := ardWeights(xs, y)
 	if w == nil {
 		return xs
 	}
 	enc.w = w
-	out := make([][]float64, len(xs))
-	for i, x := range xs {
-		out[i] = make([]float64, len(x))
-		for k := range x {
-			out[i][k] = x[k] * w[k]
-		}
-	}
-	return out
+	return weighed
 }

@@ -27,7 +27,7 @@ func TestARDWeights(t *testing.T) {
 		return x, y
 	}
 	x, y := sample(40)
-	w := ardWeights(x, y)
+	w, _ := ardWeights(x, y)
 	if w == nil {
 		t.Fatal("no weights")
 	}

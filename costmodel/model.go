@@ -371,11 +371,9 @@ func (m *Model) screen(pool []autotune.Point) []bool {
 }
 
 // encoder scales parameter values to [0, 1]: log2(1+|v|) with v's sign,
-// then min-max over the points it was made from.
-// encoder maps a point to inputs of about [0, 1]: each parameter's
-// log2(1+v) scaled over the range of the points it was made from, then
-// multiplied by its weight w (nil: 1 each; ardWeights's per-parameter
-// length scales).
+// then min-max over the points it was made from, then multiplied by the
+// parameter's weight w (nil: 1 each; ardWeights's per-parameter length
+// scales).
 type encoder struct{ lo, hi, w []float64 }
 
 func squash(v int) float64 {

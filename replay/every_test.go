@@ -24,7 +24,7 @@ var (
 	everyAnchored = flag.Int("every-anchored", 0, "the opening's anchored initial points (strategies.OpeningSettings.Anchored; 0: the default, -1: none)")
 	everyCover    = flag.Int("every-cover", 0, "the opening's untried values first (strategies.OpeningSettings.Cover; 0: none, the default; 2: flags)")
 	everyOmit     = flag.Bool("every-omit-illegal", false, "the opening's model leaves out the points rejected as Illegal (strategies.OpeningSettings.OmitIllegal; default false: it takes them for the slowest time)")
-	everyRounds   = flag.Int("every-plateau-rounds", 0, "the first rounds the opening's Plateau may widen (strategies.OpeningSettings.PlateauRounds; 0: the default, costmodel.PlateauRounds)")
+	everyRounds   = flag.Int("every-plateau-rounds", 0, "the first rounds the opening's Plateau may widen (strategies.OpeningSettings.PlateauRounds; 0: the default, strategies.OpeningPlateauRounds)")
 	everyIso      = flag.Bool("every-isotropic", false, "the opening's model has one length scale for all parameters (strategies.OpeningSettings.Isotropic; default false: one per parameter)")
 	everyPlateau  = flag.Float64("every-plateau", 0, "the opening's wider look on a plateau (strategies.OpeningSettings.Plateau; 0: the default, strategies.OpeningPlateau; negative: none)")
 	everyTables   = flag.String("every-tables", "*.csv", "the tables under testdata/replay BenchmarkEveryTable replays: a glob, or several separated by commas")
