@@ -120,6 +120,19 @@ type BayesSettings struct {
 	// PlateauRounds is the number of first rounds Plateau may widen
 	// Default 0: the package's PlateauRounds.
 	PlateauRounds int
+	// GlobalRounds, when positive, has only the first GlobalRounds rounds
+	// choose their points after the Local ones in the whole pool; from
+	// the next round every point of a round is chosen among the local
+	// points (the neighbours and anchored moves of the LocalBest centres)
+	// while there are any. Early on the model has seen little, and a
+	// point anywhere of the largest expected improvement explores; later
+	// it is mostly a guess far from anything measured, while the round's
+	// local points take the basins found down to their minima (on the
+	// tables, bicg 4096's optimum, two moves from its only successful
+	// start point; docs/replay.md, "Local rounds after two": a candidate
+	// for the opening, strategies.OpeningSettings.GlobalRounds).
+	// Default 0: every round (Batch-Local points anywhere).
+	GlobalRounds int
 	// ARD fits the model with a length scale per parameter instead of
 	// one for all: each parameter's weight (0.25 to 4 times the GP's
 	// reciprocal length scale) chosen each round by the marginal
@@ -397,6 +410,10 @@ func (b *Bayes) acquire() []autotune.Point {
 		corr = b.carry.seed(enc, xs, keys)
 	}
 	measured := len(xs)
+	nLocal := b.set.Local
+	if b.set.GlobalRounds > 0 && b.rounds > b.set.GlobalRounds {
+		nLocal = b.set.Batch
+	}
 	for len(out) < b.set.Batch && len(out) < len(pool) {
 		var err error
 		switch {
@@ -414,10 +431,11 @@ func (b *Bayes) acquire() []autotune.Point {
 		if err != nil {
 			break
 		}
-		// The round's first Local points come from the neighbourhood of
-		// the best (while it has points left), the others from anywhere.
+		// The round's first Local points (all of them after GlobalRounds
+		// rounds) come from the neighbourhood of the best (while it has
+		// points left), the others from anywhere.
 		cand := px
-		if plateau && len(out) < cover && len(out) < b.set.Local {
+		if plateau && len(out) < cover && len(out) < nLocal {
 			// The flags flipped at the fastest centres first.
 			pick := slices.Index(taken[:cover], false)
 			mean, _ := gp.Predict(px[pick], nil)
@@ -426,7 +444,7 @@ func (b *Bayes) acquire() []autotune.Point {
 			xs, y = append(xs, px[pick]), append(y, mean)
 			continue
 		}
-		if len(out) < b.set.Local && len(out) < len(local) {
+		if len(out) < nLocal && len(out) < len(local) {
 			cand = px[:len(local)]
 			if len(out) == 0 && cover > 0 {
 				cand = px[:cover]

@@ -185,27 +185,8 @@ func TestBayesLocal(t *testing.T) {
 		b.Tell(p, gridTime(context.Background(), p))
 	}
 	for round := range 4 {
-		idx := make([]int, len(b.fit))
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
-		near := map[string]bool{}
-		for _, i := range idx[:2] {
-			for _, q := range s.Neighbours(b.data[i]) {
-				if _, told := b.seen.Fitness(q); !told {
-					near[q.Key()] = true
-				}
-			}
-		}
-		p, ok := b.Next()
-		if !ok {
-			t.Fatal("exhausted")
-		}
-		batch := append([]autotune.Point{p}, b.Upcoming(10)...)
-		if len(batch) != 4 {
-			t.Fatalf("round %d of %d points, want 4", round, len(batch))
-		}
+		near := nearFastest(b, s, 2)
+		batch := nextRound(t, b, 4)
 		for _, q := range batch[:min(3, len(near))] {
 			if !near[q.Key()] {
 				t.Errorf("round %d: %v is not a new neighbour of the 2 fastest points", round, q)
@@ -213,6 +194,79 @@ func TestBayesLocal(t *testing.T) {
 		}
 		for _, q := range batch {
 			b.Tell(q, gridTime(context.Background(), q))
+		}
+	}
+}
+
+// nextRound returns b's next round: its next point and those upcoming,
+// n in all.
+func nextRound(t *testing.T, b *Bayes, n int) []autotune.Point {
+	t.Helper()
+	p, ok := b.Next()
+	if !ok {
+		t.Fatal("exhausted")
+	}
+	batch := append([]autotune.Point{p}, b.Upcoming(10)...)
+	if len(batch) != n {
+		t.Fatalf("a round of %d points, want %d", len(batch), n)
+	}
+	return batch
+}
+
+// nearFastest returns the keys of the neighbours never told of b's n
+// fastest points measured.
+func nearFastest(b *Bayes, s *autotune.Space, n int) map[string]bool {
+	idx := make([]int, len(b.fit))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmpFloat(b.fit[i], b.fit[j]) })
+	near := map[string]bool{}
+	for _, i := range idx[:n] {
+		for _, q := range s.Neighbours(b.data[i]) {
+			if _, told := b.seen.Fitness(q); !told {
+				near[q.Key()] = true
+			}
+		}
+	}
+	return near
+}
+
+// With GlobalRounds 1, the rounds after the first choose all their points
+// among the new neighbours of the 2 fastest points (while there are
+// enough); without it, each round's last point is chosen anywhere, and in
+// some round it is no such neighbour.
+func TestBayesGlobalRounds(t *testing.T) {
+	for _, global := range []int{0, 1} {
+		s := gridSpace(t)
+		b := NewBayes(s, autotune.NewRand(3), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, GlobalRounds: global})
+		for range 8 {
+			p, ok := b.Next()
+			if !ok {
+				t.Fatal("exhausted")
+			}
+			b.Tell(p, gridTime(context.Background(), p))
+		}
+		farther := 0 // rounds after the first with a point not local
+		for round := range 6 {
+			near := nearFastest(b, s, 2)
+			batch := nextRound(t, b, 4)
+			for k, q := range batch {
+				if k < len(near) && !near[q.Key()] {
+					if round > 0 && global > 0 {
+						t.Errorf("GlobalRounds %d: round %d: %v is not a new neighbour of the 2 fastest points", global, round, q)
+					}
+					if round > 0 && k == 3 {
+						farther++
+					}
+				}
+			}
+			for _, q := range batch {
+				b.Tell(q, gridTime(context.Background(), q))
+			}
+		}
+		if global == 0 && farther == 0 {
+			t.Error("GlobalRounds 0: every round's last point was a new neighbour of the 2 fastest points; the test shows nothing")
 		}
 	}
 }

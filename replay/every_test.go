@@ -25,6 +25,7 @@ var (
 	everyCover    = flag.Int("every-cover", 0, "the opening's untried values first (strategies.OpeningSettings.Cover; 0: none, the default; 2: flags)")
 	everyOmit     = flag.Bool("every-omit-illegal", false, "the opening's model leaves out the points rejected as Illegal (strategies.OpeningSettings.OmitIllegal; default false: it takes them for the slowest time)")
 	everyRounds   = flag.Int("every-plateau-rounds", 0, "the first rounds the opening's Plateau may widen (strategies.OpeningSettings.PlateauRounds; 0: the default, strategies.OpeningPlateauRounds)")
+	everyGlobal   = flag.Int("every-global-rounds", 0, "the opening's first rounds that choose a point anywhere, every point of a later round local (strategies.OpeningSettings.GlobalRounds; 0: every round, the default; 2: the candidate)")
 	everyIso      = flag.Bool("every-isotropic", false, "the opening's model has one length scale for all parameters (strategies.OpeningSettings.Isotropic; default false: one per parameter)")
 	everyPlateau  = flag.Float64("every-plateau", 0, "the opening's wider look on a plateau (strategies.OpeningSettings.Plateau; 0: the default, strategies.OpeningPlateau; negative: none)")
 	everyTables   = flag.String("every-tables", "*.csv", "the tables under testdata/replay BenchmarkEveryTable replays: a glob, or several separated by commas")
@@ -58,7 +59,9 @@ var (
 // opening without its anchored initial points, the default before them;
 // -every-tables 'bicg*,mvt4096-h200.csv' replays only the tables those
 // globs match; -every-omit-illegal replays the opening whose model leaves
-// out the points rejected as Illegal, a candidate.)
+// out the points rejected as Illegal, a candidate; -every-global-rounds 2
+// replays the opening whose rounds after its first two choose every point
+// among the local points, a candidate.)
 func BenchmarkEveryTable(b *testing.B) {
 	var files []string
 	for _, glob := range strings.Split(*everyTables, ",") {
@@ -93,7 +96,7 @@ func BenchmarkEveryTable(b *testing.B) {
 	budget := func(t *Table) int { return max(20, int(*everyShare*float64(t.Len())+1e-9)) }
 	for range b.N {
 		config := func(i int) Config {
-			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, Isotropic: *everyIso}}
+			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, GlobalRounds: *everyGlobal, Isotropic: *everyIso}}
 		}
 		results, errs := replayEach(tables, *everyParallel, config)
 		rows := make([]row, len(files))

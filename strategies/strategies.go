@@ -137,6 +137,16 @@ type OpeningSettings struct {
 	// per parameter, the flat tables beat random search early with one
 	// round); 3 before.
 	PlateauRounds int
+	// GlobalRounds, when positive, is the number of hybrid's first rounds
+	// that choose one of their four points anywhere (by expected
+	// improvement in the whole space, or a random sample of it); the
+	// later rounds choose all four among the local points, the neighbours
+	// and anchored moves of the fastest local minima
+	// (costmodel.BayesSettings.GlobalRounds). Default 0: every round
+	// chooses one point anywhere. 2 is a candidate that the held-out
+	// tables did not make the default (docs/replay.md, "Local rounds
+	// after two").
+	GlobalRounds int
 	// Isotropic fits the opening's model with one length scale for all
 	// parameters, as before the thirty-first session, instead of one per
 	// parameter chosen by the likelihood (costmodel.BayesSettings.ARD):
@@ -312,6 +322,10 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	if set.PlateauRounds == 0 {
 		set.PlateauRounds = OpeningPlateauRounds
 	}
+	// With GlobalRounds, every point of a round local after the first
+	// GlobalRounds rounds (docs/replay.md, "Local rounds after two": a
+	// candidate, not the default).
+	set.GlobalRounds = opt.Opening.GlobalRounds
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours

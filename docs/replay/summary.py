@@ -117,6 +117,11 @@ TABLES = [
     ("jacobi2d6144-h200-fdtd", "jacobi2d 6144 H200 fdtd", "h200"),
     ("boxfilter5120-h200-fdtd", "BOXFILTER 5120 H200 fdtd", "h200"),
     ("fdtd-ey5120-h200", "FDTD-EY 5120 H200", "h200"),
+    ("bicg5120-h200", "BICG 5120 H200", "h200"),
+    ("fdtd-ey7168-h200", "FDTD-EY 7168 H200", "h200"),
+    ("boxfilter7168-h200-fdtd", "BOXFILTER 7168 H200 fdtd", "h200"),
+    ("jacobi2d5120-h200-fdtd", "jacobi2d 5120 H200 fdtd", "h200"),
+    ("gs-update7168-h200-fdtd", "GS-UPDATE 7168 H200 fdtd", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables

@@ -1,5 +1,5 @@
 #!/bin/bash
-# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384|conv2d2048|stencil2d6144-fdtd|jacobi2d6144-box|boxfilter6144-fdtd|fdtd-hz6144-box|transpose6144-fdtd|fdtd-ey6144|conv3d256-k3|sepfilter8192|gs-update6144-fdtd|transpose8192|stencil3d512|jacobi2d8192|syrk2048|covariance2048|conv1d65536|gs-r16384|gs-update3072|syrk1536|bicg6144|gs-update5120-fdtd|jacobi2d6144-fdtd|boxfilter5120-fdtd|fdtd-ey5120]...:
+# groundtruth.sh [matmul|conv2d|syrk|nbody|mv|nbody-wide|mv-wide|conv2d-wide|matmul-wide|dcs3d|transpose|syr2k|conv3d|conv3d-k3|conv3d-k7|jacobi2d|covariance|sepfilter|stencil3d|conv1d|matmul-guard|mvt|boxfilter|fdtd-ey|bicg|gs-r|covariance-tri|stencil2d|gs-update|fdtd-hz|gs-update8192|gs-update2048|jacobi2d-box|transpose-box|fdtd-ey-box|gs-r8192|gs-update-fdtd|gs-update8192-fdtd|gs-update6144|fdtd-hz-box|transpose8192-box|stencil2d-fdtd|boxfilter-fdtd|jacobi2d-fdtd|transpose-fdtd|mv-mvt|bicg4096|mvt4096|stencil2d8192|jacobi2d8192-fdtd|boxfilter8192|fdtd-ey8192|fdtd-hz8192|stencil2d8192-fdtd|boxfilter8192-fdtd|jacobi2d8192-box|transpose8192-fdtd|fdtd-ey8192-box|bicg16384|mvt16384|conv2d2048|stencil2d6144-fdtd|jacobi2d6144-box|boxfilter6144-fdtd|fdtd-hz6144-box|transpose6144-fdtd|fdtd-ey6144|conv3d256-k3|sepfilter8192|gs-update6144-fdtd|transpose8192|stencil3d512|jacobi2d8192|syrk2048|covariance2048|conv1d65536|gs-r16384|gs-update3072|syrk1536|bicg6144|gs-update5120-fdtd|jacobi2d6144-fdtd|boxfilter5120-fdtd|fdtd-ey5120|bicg5120|boxfilter7168-fdtd|fdtd-ey7168|jacobi2d5120-fdtd|boxfilter3072-fdtd|gs-update7168-fdtd]...:
 # measures dense subspaces of the Table 2
 # space on the GPU, every point (hplopt tune -s exhaustive --params PINS),
 # each into its own records database, and writes each as a replay table
@@ -91,6 +91,12 @@
 #   $OUT/groundtruth/jacobi2d6144-h100-fdtd.csv   jacobi2d n=6144x6144, fdtd-ey's pins, 2148 points
 #   $OUT/groundtruth/boxfilter5120-h100-fdtd.csv  boxfilter n=5120x5120, fdtd-ey's pins, 2148 points
 #   $OUT/groundtruth/fdtd-ey5120-h100.csv     fdtd-ey n=5120x5120, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/bicg5120-h100.csv        bicg n=5120 k=5120, mvt's pins, 2750 points
+#   $OUT/groundtruth/boxfilter7168-h100-fdtd.csv  boxfilter n=7168x7168, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/fdtd-ey7168-h100.csv     fdtd-ey n=7168x7168, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/jacobi2d5120-h100-fdtd.csv   jacobi2d n=5120x5120, fdtd-ey's pins, 2148 points
+#   $OUT/groundtruth/boxfilter3072-h100-fdtd.csv  boxfilter n=3072x3072, fdtd-ey's pins, 2112 points
+#   $OUT/groundtruth/gs-update7168-h100-fdtd.csv  gs-update n=7168x7168, fdtd-ey's pins, 1074 points
 #
 # with the run's output (.txt) and records database (.db) beside each.
 # The extensions of the space since table2-2 (vec, pack, ltrans, prefetch,
@@ -263,6 +269,12 @@ gs-update5120-fdtd|gs-update5120-$dev-fdtd|gs-update|-n 5120,5120|$fdtd_pins|107
 jacobi2d6144-fdtd|jacobi2d6144-$dev-fdtd|jacobi2d|-n 6144,6144|$fdtd_pins|2148
 boxfilter5120-fdtd|boxfilter5120-$dev-fdtd|boxfilter|-n 5120,5120|$fdtd_pins|2148
 fdtd-ey5120|fdtd-ey5120-$dev|fdtd-ey|-n 5120,5120|$fdtd_pins|2148
+bicg5120|bicg5120-$dev|bicg|-n 5120 -k 5120|$mvt_pins|2750
+boxfilter7168-fdtd|boxfilter7168-$dev-fdtd|boxfilter|-n 7168,7168|$fdtd_pins|2148
+fdtd-ey7168|fdtd-ey7168-$dev|fdtd-ey|-n 7168,7168|$fdtd_pins|2148
+jacobi2d5120-fdtd|jacobi2d5120-$dev-fdtd|jacobi2d|-n 5120,5120|$fdtd_pins|2148
+boxfilter3072-fdtd|boxfilter3072-$dev-fdtd|boxfilter|-n 3072,3072|$fdtd_pins|2112
+gs-update7168-fdtd|gs-update7168-$dev-fdtd|gs-update|-n 7168,7168|$fdtd_pins|1074
 "
 
 if [ -n "${GT_TABLES:-}" ]; then
