@@ -177,13 +177,7 @@ func TestBayesPlanSeedsBatch(t *testing.T) {
 func TestBayesLocal(t *testing.T) {
 	s := gridSpace(t)
 	b := NewBayes(s, autotune.NewRand(3), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2})
-	for range 8 {
-		p, ok := b.Next()
-		if !ok {
-			t.Fatal("exhausted")
-		}
-		b.Tell(p, gridTime(context.Background(), p))
-	}
+	measureNext(t, b, 8)
 	for round := range 4 {
 		near := nearFastest(b, s, 2)
 		batch := nextRound(t, b, 4)
@@ -195,6 +189,18 @@ func TestBayesLocal(t *testing.T) {
 		for _, q := range batch {
 			b.Tell(q, gridTime(context.Background(), q))
 		}
+	}
+}
+
+// measureNext tells b the grid's times of its next n points.
+func measureNext(t *testing.T, b *Bayes, n int) {
+	t.Helper()
+	for range n {
+		p, ok := b.Next()
+		if !ok {
+			t.Fatal("exhausted")
+		}
+		b.Tell(p, gridTime(context.Background(), p))
 	}
 }
 
@@ -240,13 +246,7 @@ func TestBayesGlobalRounds(t *testing.T) {
 	for _, global := range []int{0, 1} {
 		s := gridSpace(t)
 		b := NewBayes(s, autotune.NewRand(3), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, GlobalRounds: global})
-		for range 8 {
-			p, ok := b.Next()
-			if !ok {
-				t.Fatal("exhausted")
-			}
-			b.Tell(p, gridTime(context.Background(), p))
-		}
+		measureNext(t, b, 8)
 		farther := 0 // rounds after the first with a point not local
 		for round := range 6 {
 			near := nearFastest(b, s, 2)

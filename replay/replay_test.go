@@ -805,6 +805,28 @@ func replayOpening(t *testing.T, file string, evals int, set strategies.OpeningS
 // at25 is the budget of 2.5% of tab's rows, rounded up.
 func at25(tab *Table) int { return int(math.Ceil(0.025 * float64(tab.Len()))) }
 
+// wantAt25 replays the opening as replayOpening does and reports an error,
+// the setting named by label, when its median fraction of the optimum
+// after 2.5% of the table is not within lo to hi.
+func wantAt25(t *testing.T, label, file string, evals int, set strategies.OpeningSettings, lo, hi float64) {
+	t.Helper()
+	tab, r := replayOpening(t, file, evals, set)
+	if got := r.At(at25(tab)).MedianFraction; got < lo || got > hi {
+		t.Errorf("%s: median fraction %.3f after %d evaluations, want %.2f to %.2f", label, got, at25(tab), lo, hi)
+	}
+}
+
+// wantBeats replays the opening as replayOpening does (a tenth of the
+// table) and reports an error, the setting named by label, unless it beats
+// random search at every budget from 20 evaluations exactly when want.
+func wantBeats(t *testing.T, label, file string, set strategies.OpeningSettings, want bool) {
+	t.Helper()
+	_, r := replayOpening(t, file, 0, set)
+	if r.BeatsRandom != want {
+		t.Errorf("%s: beats random search from 20 evaluations: %v (first budget behind: %d), want %v", label, r.BeatsRandom, r.firstLoss, want)
+	}
+}
+
 // TestOmitIllegal: on bicg 4096, whose start points and their anchored
 // moves with local memory are all over the device's limits, the opening
 // that takes those illegal points for the slowest time writes local
@@ -819,10 +841,7 @@ func TestOmitIllegal(t *testing.T) {
 		lo, hi float64
 	}{{false, 0.82, 0.83}, {true, 0.95, 1}} {
 		// 2.5% of bicg 4096's 2510 rows as the budget.
-		tab, r := replayOpening(t, "bicg4096-h200.csv", 63, strategies.OpeningSettings{OmitIllegal: c.omit, Isotropic: true, PlateauRounds: 3})
-		if got := r.At(at25(tab)).MedianFraction; got < c.lo || got > c.hi {
-			t.Errorf("OmitIllegal %v: median fraction %.3f after %d evaluations, want %.2f to %.2f", c.omit, got, at25(tab), c.lo, c.hi)
-		}
+		wantAt25(t, fmt.Sprintf("OmitIllegal %v", c.omit), "bicg4096-h200.csv", 63, strategies.OpeningSettings{OmitIllegal: c.omit, Isotropic: true, PlateauRounds: 3}, c.lo, c.hi)
 	}
 }
 
@@ -838,10 +857,7 @@ func TestARD(t *testing.T) {
 		iso    bool
 		lo, hi float64
 	}{{true, 0.82, 0.83}, {false, 0.95, 1}} {
-		tab, r := replayOpening(t, "bicg4096-h200.csv", 0, strategies.OpeningSettings{Isotropic: c.iso, PlateauRounds: 3})
-		if got := r.At(at25(tab)).MedianFraction; got < c.lo || got > c.hi {
-			t.Errorf("Isotropic %v: median fraction %.3f after %d evaluations, want %.2f to %.2f", c.iso, got, at25(tab), c.lo, c.hi)
-		}
+		wantAt25(t, fmt.Sprintf("Isotropic %v", c.iso), "bicg4096-h200.csv", 0, strategies.OpeningSettings{Isotropic: c.iso, PlateauRounds: 3}, c.lo, c.hi)
 	}
 }
 
@@ -856,10 +872,7 @@ func TestARD(t *testing.T) {
 // of the table (docs/replay.md, "A plateau of start points").
 func TestPlateau(t *testing.T) {
 	for _, plateau := range []float64{-1, 0} {
-		_, r := replayOpening(t, "stencil2d8192-h200.csv", 0, strategies.OpeningSettings{Plateau: plateau, Isotropic: true, PlateauRounds: 3})
-		if r.BeatsRandom != (plateau == 0) {
-			t.Errorf("Plateau %v: beats random search from 20 evaluations: %v (first budget behind: %d), want %v", plateau, r.BeatsRandom, r.firstLoss, plateau == 0)
-		}
+		wantBeats(t, fmt.Sprintf("Plateau %v", plateau), "stencil2d8192-h200.csv", strategies.OpeningSettings{Plateau: plateau, Isotropic: true, PlateauRounds: 3}, plateau == 0)
 	}
 }
 
@@ -871,10 +884,7 @@ func TestPlateau(t *testing.T) {
 // (docs/replay.md, "One round on a plateau").
 func TestPlateauRounds(t *testing.T) {
 	for _, rounds := range []int{3, 0} {
-		_, r := replayOpening(t, "jacobi2d6144-h200-fdtd.csv", 0, strategies.OpeningSettings{PlateauRounds: rounds})
-		if r.BeatsRandom != (rounds == 0) {
-			t.Errorf("PlateauRounds %d: beats random search from 20 evaluations: %v (first budget behind: %d), want %v", rounds, r.BeatsRandom, r.firstLoss, rounds == 0)
-		}
+		wantBeats(t, fmt.Sprintf("PlateauRounds %d", rounds), "jacobi2d6144-h200-fdtd.csv", strategies.OpeningSettings{PlateauRounds: rounds}, rounds == 0)
 	}
 }
 
@@ -890,10 +900,7 @@ func TestGlobalRounds(t *testing.T) {
 		rounds int
 		lo, hi float64
 	}{{0, 0.91, 0.92}, {2, 0.95, 1}} {
-		tab, r := replayOpening(t, "bicg4096-h200.csv", 0, strategies.OpeningSettings{GlobalRounds: c.rounds})
-		if got := r.At(at25(tab)).MedianFraction; got < c.lo || got > c.hi {
-			t.Errorf("GlobalRounds %d: median fraction %.3f after %d evaluations, want %.2f to %.2f", c.rounds, got, at25(tab), c.lo, c.hi)
-		}
+		wantAt25(t, fmt.Sprintf("GlobalRounds %d", c.rounds), "bicg4096-h200.csv", 0, strategies.OpeningSettings{GlobalRounds: c.rounds}, c.lo, c.hi)
 	}
 }
 
