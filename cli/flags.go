@@ -533,6 +533,33 @@ func (f *stopFlag) Set(s string) error {
 	return nil
 }
 
+// openingFlag is the opening strategy's settings
+// (strategies.ParseOpening), checked as they are given.
+type openingFlag struct{ p *strategies.OpeningSettings }
+
+// openingVar defines --opening, the opening strategy's settings, on p.
+func openingVar(fs *flagSet, p *strategies.OpeningSettings) {
+	fs.Var(&openingFlag{p}, "opening", "the settings of strategy opening (opening only), as `KEY=VALUE,...`, e.g. global-rounds=2,omit-illegal; keys: "+strings.Join(strategies.OpeningKeys(), "; "))
+}
+
+func (f *openingFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return f.p.String()
+}
+
+func (f *openingFlag) Set(s string) error {
+	o, err := strategies.ParseOpening(s)
+	if err != nil {
+		return err
+	}
+	*f.p = o
+	return nil
+}
+
+func (f *openingFlag) Get() any { return *f.p }
+
 func (f *stopFlag) Get() any            { return *f.p }
 func (f *stopFlag) placeholder() string { return "EXPR" }
 func (f *stopFlag) allowed() string {

@@ -44,6 +44,7 @@ func init() {
 type replayFlagValues struct {
 	table, problem, db, export, at, js, plot string
 	then                                     string
+	opening                                  strategies.OpeningSettings
 	noStart, landscape                       bool
 	stop                                     autotune.Stop
 	strats                                   []string
@@ -71,6 +72,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	intVar(fs, &v.firstSeed, "first-seed", 1, 1, 1<<31-1, "the seed of each strategy's first search, to check a result on other seeds (--first-seed 21 --seeds 20: seeds 21 to 40)")
 	batchVar(fs, &v.batch)
 	thenVar(fs, &v.then)
+	openingVar(fs, &v.opening)
 	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")
 	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
 	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")
@@ -109,7 +111,14 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
-			Opening: strategies.OpeningSettings{Then: v.then}}}
+			Opening: v.opening}}
+	switch o := &cfg.Run.Opening; {
+	case v.then == "":
+	case o.Then == "" || o.Then == v.then:
+		o.Then = v.then
+	default:
+		return nil, fs, fmt.Errorf("the opening's continuation is given twice, %s (--then) and %s (--opening then=)", v.then, o.Then)
+	}
 	if err := (strategies.Options{Opening: cfg.Run.Opening}).Check(strategies.Opening); err != nil {
 		return nil, fs, fmt.Errorf("--then: %w", err)
 	}
@@ -247,6 +256,11 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %s, %s; random search's expected best %.4g ms (fraction %.3f)\n",
 		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), seeds, start, random, t.Optimum()/random)
+	for _, r := range results {
+		if r.Settings != "" {
+			fmt.Fprintf(stdout, "# strategy %s's settings: %s (the others its defaults)\n", r.Strategy, r.Settings)
+		}
+	}
 	for _, r := range results {
 		yes := "no"
 		if r.BeatsRandom {

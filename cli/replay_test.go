@@ -256,6 +256,76 @@ func TestReplayThen(t *testing.T) {
 	}
 }
 
+// --opening sets the opening's candidates in a replay and live: on
+// gs-update 4096 with global-rounds=2 the searches are the default's for
+// the first 36 evaluations (the initial points and the two rounds that
+// choose a point anywhere) and another search after, and the output and
+// the JSON name the settings; a mistake in them, or settings given to
+// another strategy, is refused with what is wrong.
+func TestReplayOpening(t *testing.T) {
+	replayed := func(args ...string) (string, map[string]any) {
+		js := filepath.Join(t.TempDir(), "r.json")
+		st, out, errs := hplopt(append([]string{"replay", "--table", "../testdata/replay/gs-update4096-h200.csv", "-s", "opening", "-e", "81", "--seeds", "2", "--json", js}, args...)...)
+		if st != 0 {
+			t.Fatalf("%v: status %d, stderr %s", args, st, errs)
+		}
+		var res []map[string]any
+		data, err := os.ReadFile(js)
+		if err == nil {
+			err = json.Unmarshal(data, &res)
+		}
+		if err != nil || len(res) != 1 {
+			t.Fatalf("%v: JSON: %v", args, err)
+		}
+		return out, res[0]
+	}
+	defOut, def := replayed()
+	out, global := replayed("--opening", "global-rounds=2,plateau=0.1")
+	a, b := def["curve"].([]any), global["curve"].([]any)
+	if !reflect.DeepEqual(a[:36], b[:36]) || reflect.DeepEqual(a, b) {
+		t.Errorf("global-rounds=2: the first 36 evaluations should be the default's and the rest not:\n%v\n%v", a, b)
+	}
+	if strings.Contains(defOut, "settings") || def["settings"] != nil {
+		t.Errorf("the default names settings: %q, %v", defOut, def["settings"])
+	}
+	if !strings.Contains(out, "# strategy opening's settings: global-rounds=2 (the others its defaults)\n") || global["settings"] != "global-rounds=2" {
+		t.Errorf("global-rounds=2: output %q, JSON settings %v", out, global["settings"])
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--opening", "global-round=2"}, `invalid value "global-round=2" for flag -opening: opening setting "global-round": unknown`},
+		{[]string{"--opening", "share=2"}, `opening setting share: "2" is not a number above 0 and at most 1, or none`},
+		{[]string{"--opening", "then=model", "--then", "genetic"}, "the opening's continuation is given twice, genetic (--then) and model (--opening then=)"},
+		{[]string{"-s", "random", "--opening", "cover=2"}, "the opening's settings (cover=2) are for strategy opening, not random"},
+	} {
+		st, _, errs := hplopt(append([]string{"replay", "--table", "../testdata/replay/gs-update4096-h200.csv", "-e", "20", "--seeds", "1"}, c.args...)...)
+		if st == 0 || !strings.Contains(errs, c.msg) {
+			t.Errorf("%v: status %d, stderr %q, want %q", c.args, st, errs, c.msg)
+		}
+	}
+	// Live, on PoCL: the opening with its settings runs its budget; another
+	// strategy given them is refused.
+	js := filepath.Join(t.TempDir(), "t.json")
+	st, _, errs := hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "opening", "--opening", "global-rounds=1,isotropic,evaluations=8", "-e", "10", "-t", "600", "--no-db", "-q", "--json", js)
+	var rep struct {
+		Strategy string `json:"strategy"`
+		Measured int    `json:"measured"`
+	}
+	data, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(data, &rep)
+	}
+	if st != 0 || err != nil || rep.Strategy != "opening" || rep.Measured != 10 {
+		t.Errorf("tune --opening: status %d, %+v, %v, stderr %s", st, rep, err, errs)
+	}
+	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "genetic", "--opening", "omit-illegal", "-e", "2", "--no-db")
+	if st == 0 || !strings.Contains(errs, "the opening's settings (omit-illegal=true) are for strategy opening, not genetic") {
+		t.Errorf("tune -s genetic --opening omit-illegal: status %d, stderr %q", st, errs)
+	}
+}
+
 // --first-seed N replays seeds N to N+--seeds-1: seed 2 alone replays
 // another search than seed 1 alone, --first-seed 1 is the default, and the
 // header says where the seeds start (replay's TestReplayFirstSeed checks

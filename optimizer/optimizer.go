@@ -494,7 +494,11 @@ func newSearch(ps *transforms.Problem, set Settings, cpu bool, first ...map[stri
 	// autotune.Tune tells it a bound from the stop condition, or an
 	// estimate from the time budget once the rate of evaluations is known
 	// (autotune.Planner).
-	opt := strategies.Options{Genetic: set.Genetic, Evaluations: set.Evals, Batch: set.Batch, Opening: strategies.OpeningSettings{Then: set.Then}}
+	opening, err := set.opening()
+	if err != nil {
+		return nil, err
+	}
+	opt := strategies.Options{Genetic: set.Genetic, Evaluations: set.Evals, Batch: set.Batch, Opening: opening}
 	if err := opt.Check(info.Name); err != nil {
 		return nil, err
 	}

@@ -253,6 +253,10 @@ type identity struct {
 	Batch int `json:"batch,omitempty"`
 	// Then is the opening's continuation (Settings.Then), when given.
 	Then string `json:"then,omitempty"`
+	// Opening is the opening's other settings (Settings.Opening, as
+	// strategies.ParseOpening reads them), when any differs from its
+	// default.
+	Opening string `json:"opening,omitempty"`
 	// Stop is the stop condition (autotune.ParseStop's syntax).
 	Stop string `json:"stop,omitempty"`
 	// Start are the settings the search starts from beside the records'
@@ -276,9 +280,12 @@ func runIdentity(set Settings, start []map[string]int) json.RawMessage {
 	if set.Batch > 1 {
 		id.Batch = set.Batch
 	}
-	if set.Then != "" && set.Then != strategies.ThenGenetic {
-		id.Then = set.Then
+	opening, _ := set.opening() // checked before a search starts
+	if opening.Then != "" && opening.Then != strategies.ThenGenetic {
+		id.Then = opening.Then
 	}
+	opening.Then = ""
+	id.Opening = opening.String()
 	if set.Stop != nil {
 		id.Stop = set.Stop.String()
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/records"
+	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -294,5 +295,31 @@ func TestRunIdentityThen(t *testing.T) {
 	}
 	if got := string(runIdentity(Settings{Strategy: "opening", Seed: 1, Then: "model"}, nil)); got == base || !strings.Contains(got, `"then":"model"`) {
 		t.Errorf("then model: %s", got)
+	}
+}
+
+// A run's identity holds the opening's settings that differ from its
+// defaults, so that a run with a candidate is another run; the defaults,
+// given or not, leave the identity as it was, and the continuation given
+// through them is recorded as through Then.
+func TestRunIdentityOpening(t *testing.T) {
+	base := string(runIdentity(Settings{Strategy: "opening", Seed: 1}, nil))
+	def := strategies.OpeningSettings{Plateau: strategies.OpeningPlateau, Then: strategies.ThenGenetic}
+	if got := string(runIdentity(Settings{Strategy: "opening", Seed: 1, Opening: def}, nil)); got != base {
+		t.Errorf("the defaults given: %s, want %s", got, base)
+	}
+	got := string(runIdentity(Settings{Strategy: "opening", Seed: 1, Opening: strategies.OpeningSettings{GlobalRounds: 2, Then: strategies.ThenModel}}, nil))
+	if !strings.Contains(got, `"then":"model","opening":"global-rounds=2"`) {
+		t.Errorf("global-rounds=2, then=model: %s", got)
+	}
+	if _, err := (Settings{Then: "genetic", Opening: strategies.OpeningSettings{Then: "model"}}).opening(); err == nil {
+		t.Error("two continuations accepted")
+	}
+	s, rest, err := ParseSettings([]string{"-s", "opening", "--opening", "cover=2", "-x"})
+	if err != nil || s.Opening != (strategies.OpeningSettings{Cover: 2}) || len(rest) != 1 {
+		t.Errorf("ParseSettings --opening cover=2: %+v, %v, %v", s.Opening, rest, err)
+	}
+	if _, _, err := ParseSettings([]string{"--opening", "cover"}); err == nil || !strings.Contains(err.Error(), "optimizer: --opening: opening setting cover:") {
+		t.Errorf("ParseSettings --opening cover: %v", err)
 	}
 }

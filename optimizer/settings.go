@@ -70,6 +70,12 @@ type Settings struct {
 	// hybrid (strategies.OpeningSettings.Then; --then): "genetic" or
 	// "model"; other strategies ignore it. Default "": genetic.
 	Then string
+	// Opening tunes the opening strategy (strategies.OpeningSettings;
+	// --opening): its candidates and the defaults it may change. Then,
+	// when given, is its continuation; the two may not disagree. Other
+	// strategies refuse any but the defaults. Default: the zero value,
+	// the opening's defaults.
+	Opening strategies.OpeningSettings
 	// Stderr receives the measurement worker's messages. Default nil.
 	Stderr io.Writer
 	// Runs is the number of timed launches per variant (the median
@@ -205,9 +211,9 @@ func (s Settings) builds() int {
 
 // ParseSettings reads settings from command-line arguments, as the paper's
 // OptimizerSettings(argc, argv): -s STRATEGY (a prefix is enough: -s g),
-// -t SECONDS, -e EVALUATIONS, --seed N, --stop EXPR (autotune.ParseStop).
-// It returns the arguments it does
-// not know, for the caller's own flags.
+// -t SECONDS, -e EVALUATIONS, --seed N, --stop EXPR (autotune.ParseStop),
+// --opening SETTINGS (strategies.ParseOpening). It returns the arguments
+// it does not know, for the caller's own flags.
 func ParseSettings(args []string) (Settings, []string, error) {
 	var s Settings
 	var rest []string
@@ -219,7 +225,7 @@ func ParseSettings(args []string) (Settings, []string, error) {
 			continue
 		}
 		switch name {
-		case "s", "t", "e", "seed", "stop":
+		case "s", "t", "e", "seed", "stop", "opening":
 		default:
 			rest = append(rest, a)
 			continue
@@ -270,6 +276,12 @@ func (s *Settings) set(name, val string) error {
 			return fmt.Errorf("optimizer: --stop: %w", err)
 		}
 		s.Stop = c
+	case "opening":
+		o, err := strategies.ParseOpening(val)
+		if err != nil {
+			return fmt.Errorf("optimizer: --opening: %w", err)
+		}
+		s.Opening = o
 	case "seed":
 		if err := fs.Parse([]string{"-seed", val}); err != nil {
 			return fmt.Errorf("optimizer: --seed %s: want a non-negative integer", val)
@@ -277,4 +289,18 @@ func (s *Settings) set(name, val string) error {
 		s.Seed = seed
 	}
 	return nil
+}
+
+// opening returns the opening's settings: Opening, its continuation Then
+// when given; an error when the two name different continuations.
+func (s Settings) opening() (strategies.OpeningSettings, error) {
+	o := s.Opening
+	switch {
+	case s.Then == "":
+	case o.Then == "" || o.Then == s.Then:
+		o.Then = s.Then
+	default:
+		return o, fmt.Errorf("optimizer: the opening's continuation is given twice, %s (--then) and %s (--opening then=)", s.Then, o.Then)
+	}
+	return o, nil
 }

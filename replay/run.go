@@ -95,6 +95,10 @@ type Result struct {
 	// Stopped counts the searches by why they ended (autotune.StopReason
 	// names).
 	Stopped map[string]int `json:"stopped"`
+	// Settings are strategy opening's settings that differ from its
+	// defaults (Config.Opening, as strategies.ParseOpening reads them);
+	// absent for the other strategies and for the defaults.
+	Settings string `json:"settings,omitempty"`
 }
 
 // Point is a Result's figures after Evaluations evaluations.
@@ -208,6 +212,9 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 		best[s] = bestSoFar(rep, cfg.Evaluations)
 	}
 	r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped}
+	if info.Name == strategies.Opening {
+		r.Settings = cfg.Opening.String()
+	}
 	for n := 1; n <= cfg.Evaluations; n++ {
 		p, random := t.score(best, n)
 		r.Curve = append(r.Curve, p)

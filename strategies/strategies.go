@@ -81,7 +81,9 @@ type Options struct {
 }
 
 // OpeningSettings tune the opening strategy: hybrid chooses its first
-// Evaluations points, then the genetic algorithm the rest.
+// Evaluations points, then the genetic algorithm the rest. ParseOpening
+// reads them as the command line's --opening gives them, String writes
+// them so.
 type OpeningSettings struct {
 	// Evaluations is the number of evaluations, the start points
 	// included, that hybrid chooses before the genetic algorithm takes
@@ -197,9 +199,9 @@ func ThenModelSettings(evaluations int) costmodel.Settings {
 }
 
 // Check reports an error when opt sets what the strategy named name does
-// not read (a batch for a strategy other than bayes, the model as the
-// continuation of a strategy other than opening) or a continuation it
-// does not know.
+// not read (a batch for a strategy other than bayes, the opening's
+// settings, the model as its continuation included, for a strategy other
+// than opening) or a continuation it does not know.
 func (opt Options) Check(name string) error {
 	if opt.Batch > 1 && name != Bayes {
 		return fmt.Errorf("a batch of %d points a round is for strategy %s, not %s", opt.Batch, Bayes, name)
@@ -209,6 +211,12 @@ func (opt Options) Check(name string) error {
 		return fmt.Errorf("the opening's continuation %q is none of %s, %s", then, ThenGenetic, ThenModel)
 	case then == ThenModel && name != Opening:
 		return fmt.Errorf("a continuation after the opening (%s) is for strategy %s, not %s", then, Opening, name)
+	}
+	if rest := opt.Opening; name != Opening {
+		rest.Then = ""
+		if rest != (OpeningSettings{}) {
+			return fmt.Errorf("the opening's settings (%s) are for strategy %s, not %s", rest, Opening, name)
+		}
 	}
 	return nil
 }

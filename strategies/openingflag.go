@@ -1,0 +1,219 @@
+package strategies
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// openingKey is one setting of OpeningSettings as ParseOpening reads it
+// and String writes it.
+type openingKey struct {
+	name string
+	doc  string
+	// set parses v (the text after "=", "" when the key was given alone)
+	// into o.
+	set func(o *OpeningSettings, v string) error
+	// get writes o's value, "" when it is the zero value (the default).
+	get func(o OpeningSettings) string
+}
+
+// whole parses a whole number of at least lo; "none" is -1 where none
+// says so.
+func whole(v string, lo int, none bool) (int, error) {
+	if none && v == "none" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo {
+		want := fmt.Sprintf("a whole number of at least %d", lo)
+		if none {
+			want += ", or none"
+		}
+		return 0, fmt.Errorf("%q is not %s", v, want)
+	}
+	return n, nil
+}
+
+// share parses a share in (0, hi]; "none" is -1.
+func share(v string, hi float64) (float64, error) {
+	if v == "none" {
+		return -1, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || f <= 0 || f > hi {
+		return 0, fmt.Errorf("%q is not a number above 0 and at most %g, or none", v, hi)
+	}
+	return f, nil
+}
+
+// flag parses a boolean: given alone, or true/false (1/0).
+func flag(v string) (bool, error) {
+	if v == "" {
+		return true, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%q is not true or false", v)
+	}
+	return b, nil
+}
+
+func wholeText(n int) string {
+	switch {
+	case n == 0:
+		return ""
+	case n < 0:
+		return "none"
+	}
+	return strconv.Itoa(n)
+}
+
+func shareText(f float64) string {
+	switch {
+	case f == 0:
+		return ""
+	case f < 0:
+		return "none"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func flagText(b bool) string {
+	if b {
+		return "true"
+	}
+	return ""
+}
+
+// openingKeys are ParseOpening's keys, in String's order.
+var openingKeys = []openingKey{
+	{"evaluations", fmt.Sprintf("points hybrid proposes before the genetic algorithm takes over (default %d)", OpeningEvaluations),
+		func(o *OpeningSettings, v string) (err error) { o.Evaluations, err = whole(v, 1, false); return },
+		func(o OpeningSettings) string { return wholeText(o.Evaluations) }},
+	{"share", fmt.Sprintf("the largest share of the search's evaluation budget hybrid proposes (default %.3g; none: no bound)", OpeningShare),
+		func(o *OpeningSettings, v string) (err error) { o.Share, err = share(v, 1); return },
+		func(o OpeningSettings) string { return shareText(o.Share) }},
+	{"anchored", fmt.Sprintf("anchored moves of each start point measured first (default %d; none)", OpeningAnchored),
+		func(o *OpeningSettings, v string) (err error) { o.Anchored, err = whole(v, 1, true); return },
+		func(o OpeningSettings) string { return wholeText(o.Anchored) }},
+	{"neighbours", fmt.Sprintf("neighbours of the start points measured before the first model (default %d; none: hybrid's random points instead)", OpeningNeighbours),
+		func(o *OpeningSettings, v string) (err error) { o.Neighbours, err = whole(v, 1, true); return },
+		func(o OpeningSettings) string { return wholeText(o.Neighbours) }},
+	{"plateau", fmt.Sprintf("the share of the best time within which the first points make a plateau (default %g; none)", OpeningPlateau),
+		func(o *OpeningSettings, v string) (err error) { o.Plateau, err = share(v, 10); return },
+		func(o OpeningSettings) string { return shareText(o.Plateau) }},
+	{"plateau-rounds", fmt.Sprintf("the first rounds a plateau widens (default %d)", OpeningPlateauRounds),
+		func(o *OpeningSettings, v string) (err error) { o.PlateauRounds, err = whole(v, 1, false); return },
+		func(o OpeningSettings) string { return wholeText(o.PlateauRounds) }},
+	{"global-rounds", "the first rounds that choose a point anywhere, every point of a later round local (default 0: every round; 2: a candidate)",
+		func(o *OpeningSettings, v string) (err error) { o.GlobalRounds, err = whole(v, 0, false); return },
+		func(o OpeningSettings) string { return wholeText(o.GlobalRounds) }},
+	{"cover", "the first local point of each round gives a parameter of at most this many values a value never measured (default 0: none; 2: flags, a candidate)",
+		func(o *OpeningSettings, v string) (err error) { o.Cover, err = whole(v, 0, false); return },
+		func(o OpeningSettings) string { return wholeText(o.Cover) }},
+	{"omit-illegal", "leave the points the space cannot hold out of the model (default false: the slowest time; a candidate)",
+		func(o *OpeningSettings, v string) (err error) { o.OmitIllegal, err = flag(v); return },
+		func(o OpeningSettings) string { return flagText(o.OmitIllegal) }},
+	{"isotropic", "one length scale for all parameters (default false: one per parameter)",
+		func(o *OpeningSettings, v string) (err error) { o.Isotropic, err = flag(v); return },
+		func(o OpeningSettings) string { return flagText(o.Isotropic) }},
+	{"then", fmt.Sprintf("the search that takes over: %s (the default) or %s", ThenGenetic, ThenModel),
+		func(o *OpeningSettings, v string) error {
+			if v != ThenGenetic && v != ThenModel {
+				return fmt.Errorf("%q is none of %s, %s", v, ThenGenetic, ThenModel)
+			}
+			o.Then = v
+			return nil
+		},
+		func(o OpeningSettings) string { return o.Then }},
+}
+
+// OpeningKeys describes ParseOpening's keys, a line each: "key: what it
+// sets (its default)".
+func OpeningKeys() []string {
+	out := make([]string, len(openingKeys))
+	for i, k := range openingKeys {
+		out[i] = k.name + ": " + k.doc
+	}
+	return out
+}
+
+// ParseOpening reads the opening strategy's settings from a list of
+// key=value separated by commas ("global-rounds=2,omit-illegal"; a
+// boolean key given alone is true; "none" turns off a setting whose
+// default is on): the keys are OpeningKeys', each at most once, the
+// settings not named keeping their defaults. The empty string is the
+// defaults. String writes the same syntax back.
+func ParseOpening(s string) (OpeningSettings, error) {
+	var o OpeningSettings
+	seen := map[string]bool{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, v, _ := strings.Cut(item, "=")
+		name, v = strings.TrimSpace(name), strings.TrimSpace(v)
+		i := -1
+		for j, k := range openingKeys {
+			if k.name == name {
+				i = j
+			}
+		}
+		if i < 0 {
+			names := make([]string, len(openingKeys))
+			for j, k := range openingKeys {
+				names[j] = k.name
+			}
+			return OpeningSettings{}, fmt.Errorf("opening setting %q: unknown (known: %s)", name, strings.Join(names, ", "))
+		}
+		if seen[name] {
+			return OpeningSettings{}, fmt.Errorf("opening setting %q given twice", name)
+		}
+		seen[name] = true
+		if err := openingKeys[i].set(&o, v); err != nil {
+			return OpeningSettings{}, fmt.Errorf("opening setting %s: %w", name, err)
+		}
+	}
+	return o, nil
+}
+
+// Canonical returns o with each setting that gives its default (the
+// default's value given explicitly: plateau=0.1) set to the zero value,
+// so that settings that search alike compare equal.
+func (o OpeningSettings) Canonical() OpeningSettings {
+	zero := func(p *int, def int) {
+		if *p == def {
+			*p = 0
+		}
+	}
+	zero(&o.Evaluations, OpeningEvaluations)
+	zero(&o.Anchored, OpeningAnchored)
+	zero(&o.Neighbours, OpeningNeighbours)
+	zero(&o.PlateauRounds, OpeningPlateauRounds)
+	if o.Share == OpeningShare {
+		o.Share = 0
+	}
+	if o.Plateau == OpeningPlateau {
+		o.Plateau = 0
+	}
+	if o.Then == ThenGenetic {
+		o.Then = ""
+	}
+	return o
+}
+
+// String writes the settings that differ from the defaults (Canonical)
+// as ParseOpening reads them, in a fixed order; "" for the defaults.
+func (o OpeningSettings) String() string {
+	o = o.Canonical()
+	var parts []string
+	for _, k := range openingKeys {
+		if v := k.get(o); v != "" {
+			parts = append(parts, k.name+"="+v)
+		}
+	}
+	return strings.Join(parts, ",")
+}
