@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -43,6 +44,9 @@ func init() {
 // replayFlags defines replay's flags; the values are read after parsing.
 type replayFlagValues struct {
 	table, problem, db, export, at, js, plot string
+	tables, subset                           string
+	share                                    float64
+	parallel                                 int
 	then                                     string
 	opening                                  strategies.OpeningSettings
 	noStart, landscape                       bool
@@ -74,6 +78,10 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	thenVar(fs, &v.then)
 	openingVar(fs, &v.opening)
 	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")
+	fs.StringVar(&v.tables, "tables", "", "replay one strategy on every CSV table these `GLOBS` match (comma-separated), each with --share of its rows, and print how each stands against the target (0.95 of the optimum after 2.5% of the rows, median of the seeds, and beating random search from 20 evaluations) and how many meet it")
+	floatVar(fs, &v.share, "share", 0.1, 0.001, 1, "with --tables, each table's budget of evaluations as a share of its rows (at least 20 evaluations)")
+	fs.StringVar(&v.subset, "subset", "", "with --tables, a `FILE` of table file names, one a line (# comments): the counts also over those alone (testdata/replay/repeating.txt: the tables that repeat)")
+	intVar(fs, &v.parallel, "parallel", 2, 1, 1024, "with --tables, the tables replayed at once")
 	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
 	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")
 	fs.StringVar(&v.plot, "plot", "", "write a PNG of the fraction of the optimum against evaluations to `FILE`")
@@ -92,6 +100,14 @@ type replayConfig struct {
 	At        []string // budgets of the extra lines, as given: counts or percentages of the table
 	JSON      string
 	Plot      string
+	// Tables, when given, are globs of CSV tables, each replayed with
+	// Share of its rows and scored against the target (replayTables);
+	// Subset a file naming some of them, counted apart too; Parallel the
+	// tables replayed at once.
+	Tables   string
+	Share    float64
+	Subset   string
+	Parallel int
 }
 
 func parseReplay(args []string) (*replayConfig, *flagSet, error) {
@@ -99,9 +115,35 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 	if err := fs.noOperands(args); err != nil {
 		return nil, fs, err
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if v.tables != "" {
+		for _, n := range []string{"table", "problem", "db", "export-table", "landscape", "plot", "at", "e"} {
+			if given[n] {
+				dash := "--"
+				if len(n) == 1 {
+					dash = "-"
+				}
+				return nil, fs, fmt.Errorf("%s%s is for one table; --tables replays each table with --share of its rows", dash, n)
+			}
+		}
+		if !given["s"] {
+			v.strats = []string{strategies.Default}
+		}
+		if len(v.strats) != 1 {
+			return nil, fs, fmt.Errorf("--tables replays one strategy, not %d (-s %s)", len(v.strats), strings.Join(v.strats, ","))
+		}
+	} else {
+		for _, n := range []string{"share", "subset", "parallel"} {
+			if given[n] {
+				return nil, fs, fmt.Errorf("--%s is for --tables", n)
+			}
+		}
+	}
 	switch {
+	case v.tables != "":
 	case v.table == "" && v.problem == "" && v.db == "":
-		return nil, fs, errors.New("no --table, --problem or --db given")
+		return nil, fs, errors.New("no --table, --tables, --problem or --db given")
 	case v.table != "" && (v.problem != "" || v.db != ""):
 		return nil, fs, errors.New("give --table or the records (--problem, --db), not both")
 	case v.landscape && v.export != "":
@@ -110,6 +152,7 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("--plot draws a replay; --landscape replays nothing")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
+		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
 			Opening: v.opening}}
 	switch o := &cfg.Run.Opening; {
@@ -204,6 +247,9 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	cfg, fs, err := parseReplay(args)
 	if err != nil {
 		return fs.usageError(err, stdout, stderr)
+	}
+	if cfg.Tables != "" {
+		return replayTables(cfg, stdout, stderr)
 	}
 	t, src, err := cfg.load()
 	if err == nil && cfg.Export != "" {

@@ -54,7 +54,7 @@ func TestReplayVerbErrors(t *testing.T) {
 		status int
 		want   string
 	}{
-		{[]string{"replay"}, 2, "no --table, --problem or --db"},
+		{[]string{"replay"}, 2, "no --table, --tables, --problem or --db"},
 		{[]string{"replay", "--table", poclTable, "--problem", "matmul"}, 2, "not both"},
 		{[]string{"replay", "--table", poclTable, "--db", "x.db"}, 2, "not both"},
 		{[]string{"replay", "--problem", "matmul", "--db", "nosuch.db"}, 1, "no records database at nosuch.db"},
@@ -349,5 +349,75 @@ func TestReplayFirstSeed(t *testing.T) {
 	}
 	if _, def := line("--seeds", "1", "--first-seed", "1"); def != one {
 		t.Errorf("--first-seed 1 replayed another search than the default")
+	}
+}
+
+// --tables replays the default on every table the globs match, a tenth
+// of each (the figures of BenchmarkEveryTable, docs/replay/every/tenth.txt:
+// gs-update 4096 at 0.930 after 21 evaluations, syrk 1024 at 1.000), and
+// counts those meeting the target, over every table and over --subset's;
+// the JSON holds the same; mistakes are refused with what is wrong.
+func TestReplayTables(t *testing.T) {
+	dir := t.TempDir()
+	subset := filepath.Join(dir, "subset.txt")
+	if err := os.WriteFile(subset, []byte("# one of them\ntestdata/replay/syrk1024-h100.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(dir, "r.json")
+	st, out, errs := hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024*.csv", "--subset", subset, "--json", js)
+	if st != 0 {
+		t.Fatalf("status %d, stderr %s", st, errs)
+	}
+	for _, want := range []string{
+		"# opening, seeds 1 to 20, a budget of 0.1 of each table's rows (at least 20 evaluations)",
+		"| gs-update4096-h200.csv | 81 | 0.930 (21) | - | yes | - |",
+		"| syrk1024-h100.csv | 91 | 1.000 (23) | 6 | yes | - |",
+		"every table (2): 1 at 0.95 after 2.5%, 2 beat random search from 20 to the budget;",
+		"(1): 1 at 0.95 after 2.5%, 1 beat random search",
+		"met the target: 1 of 2 (1 of the 1 of " + subset + "); missed: gs-update4096-h200.csv\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "replayed 2 of 2: ") {
+		t.Errorf("no progress on stderr: %q", errs)
+	}
+	var rep struct {
+		Strategy string `json:"strategy"`
+		Tables   []struct {
+			Table    string  `json:"table"`
+			Budget   int     `json:"budget"`
+			Fraction float64 `json:"fraction"`
+		} `json:"tables"`
+		All    struct{ Tables, Met int } `json:"all"`
+		Missed []string                  `json:"missed"`
+	}
+	data, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(data, &rep)
+	}
+	if err != nil || rep.Strategy != "opening" || len(rep.Tables) != 2 || rep.Tables[0].Budget != 81 || rep.All.Tables != 2 || rep.All.Met != 1 || !reflect.DeepEqual(rep.Missed, []string{"gs-update4096-h200.csv"}) {
+		t.Errorf("JSON: %+v, %v", rep, err)
+	}
+	// Another strategy, share and settings: named in the first line.
+	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/syrk1024-h100.csv", "--opening", "global-rounds=2", "--share", "0.05", "--seeds", "3")
+	if st != 0 || !strings.HasPrefix(out, "# opening (global-rounds=2), seeds 1 to 3, a budget of 0.05 of each table's rows") || !strings.Contains(out, "| syrk1024-h100.csv | 45 |") {
+		t.Errorf("--opening global-rounds=2 --share 0.05: status %d, %q, stderr %s", st, out, errs)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "-e", "30"}, "-e is for one table; --tables replays each table with --share of its rows"},
+		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "-s", "opening,random"}, "--tables replays one strategy, not 2 (-s opening,random)"},
+		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--share", "0.2"}, "--share is for --tables"},
+		{[]string{"--tables", "../testdata/replay/nothing*.csv"}, "--tables ../testdata/replay/nothing*.csv: no file matches"},
+		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--subset", filepath.Join(dir, "none.txt")}, "--subset: open "},
+	} {
+		st, _, errs := hplopt(append([]string{"replay"}, c.args...)...)
+		if st == 0 || !strings.Contains(errs, c.msg) {
+			t.Errorf("%v: status %d, stderr %q, want %q", c.args, st, errs, c.msg)
+		}
 	}
 }

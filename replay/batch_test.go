@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hplopt/hplopt/strategies"
@@ -53,31 +52,6 @@ func logHeader(b *testing.B, list []benchTable) {
 	b.Logf("| strategy | %s | at 0.95 | beat random | score@20 | @2.5%% | @5%% | @10%% |", strings.Join(names, " | "))
 }
 
-// replayEach replays each table with the config cfg(i) gives table i (its
-// first strategy only), parallel tables at once, and returns the results
-// and errors in the tables' order.
-func replayEach(tables []*Table, parallel int, cfg func(i int) Config) ([]*Result, []error) {
-	results := make([]*Result, len(tables))
-	errs := make([]error, len(tables))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(1, parallel))
-	for i, t := range tables {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			var rs []*Result
-			rs, errs[i] = Replay(context.Background(), t, cfg(i))
-			if errs[i] == nil {
-				results[i] = rs[0]
-			}
-		}()
-	}
-	wg.Wait()
-	return results, errs
-}
-
 // replayRow replays cfg's one strategy on every table of list (tables,
 // loaded), each with its -e, parallel tables at once, and logs a row of
 // the benchmarks' tables: per table the median fraction of the optimum at
@@ -87,11 +61,11 @@ func replayEach(tables []*Table, parallel int, cfg func(i int) Config) ([]*Resul
 // and 10%, which it also reports as metrics.
 func replayRow(b *testing.B, label string, list []benchTable, tables []*Table, parallel int, cfg Config) {
 	b.Helper()
-	results, errs := replayEach(tables, parallel, func(i int) Config {
+	results, errs := ReplayTables(context.Background(), tables, parallel, func(i int) Config {
 		c := cfg
 		c.Evaluations = list[i].evals
 		return c
-	})
+	}, nil)
 	var score [4]float64 // at 20, 2.5%, 5%, 10%
 	at95, beats := 0, 0
 	var cells []string

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -77,15 +78,6 @@ func BenchmarkEveryTable(b *testing.B) {
 		b.Fatalf("no tables under testdata/replay match -every-tables %s", *everyTables)
 	}
 	repeating := repeatingTables(b)
-	type row struct {
-		name           string
-		evals, at      int
-		frac           float64
-		first, worstAt int // first: the first budget not beating random search (0: none)
-		reach          int // the first budget whose median fraction is at least 0.95 (0: none)
-		worst          float64
-		score          [4]float64 // at 20, 2.5%, 5%, 10%
-	}
 	tables := make([]*Table, len(files))
 	for i, file := range files {
 		var err error
@@ -93,37 +85,17 @@ func BenchmarkEveryTable(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	budget := func(t *Table) int { return max(20, int(*everyShare*float64(t.Len())+1e-9)) }
 	for range b.N {
 		config := func(i int) Config {
-			return Config{Strategies: []string{*everyStrategy}, Evaluations: budget(tables[i]), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, GlobalRounds: *everyGlobal, Isotropic: *everyIso}}
+			return Config{Strategies: []string{*everyStrategy}, Evaluations: EveryBudget(tables[i].Len(), *everyShare), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, GlobalRounds: *everyGlobal, Isotropic: *everyIso}}
 		}
-		results, errs := replayEach(tables, *everyParallel, config)
-		rows := make([]row, len(files))
+		results, errs := ReplayTables(context.Background(), tables, *everyParallel, config, nil)
+		rows := make([]Standing, len(files))
 		for i, tab := range tables {
 			if errs[i] != nil {
 				b.Fatal(errs[i])
 			}
-			r, n := results[i], budget(tab)
-			pct := func(p float64) int { return min(n, int(math.Ceil(p*float64(tab.Len())))) }
-			rw := row{name: filepath.Base(files[i]), evals: n, at: pct(0.025), first: r.firstLoss, worst: math.Inf(1)}
-			rw.frac = r.At(rw.at).MedianFraction
-			for k := 1; k <= n && rw.reach == 0; k++ {
-				if r.At(k).MedianFraction >= 0.95 {
-					rw.reach = k
-				}
-			}
-			// The lowest score before random search's expected best is
-			// the optimum, from where every score is 0.
-			for k := r.From; k <= n && tab.ExpectedRandom(k) > tab.Optimum(); k++ {
-				if s := r.At(k).Score; s < rw.worst {
-					rw.worst, rw.worstAt = s, k
-				}
-			}
-			for j, k := range []int{min(20, n), rw.at, pct(0.05), pct(0.1)} {
-				rw.score[j] = r.At(k).Score
-			}
-			rows[i] = rw
+			rows[i] = Stand(tab, results[i])
 		}
 		name := *everyStrategy
 		if *everyThen != "" {
@@ -149,63 +121,35 @@ func BenchmarkEveryTable(b *testing.B) {
 		}
 		first, seeds := config(0).SeedRange()
 		b.Logf("%s, seeds %d to %d, a budget of %.3g of each table", name, first, first+seeds-1, *everyShare)
-		b.Log("| table | budget | at 2.5% (evaluations) | median at 0.95 from | beats random | first budget not beating it | lowest score (at) | score at 20 | 2.5% | 5% | 10% |")
-		b.Log("|---|---|---|---|---|---|---|---|---|---|---|")
-		type tally struct {
-			tables, at95, beats int
-			score               [4]float64
+		for _, line := range StandingLines(rows) {
+			b.Log(line)
 		}
-		var all, rep tally
+		var all, rep Tally
 		for _, rw := range rows {
-			yes, first, reach := "no", "-", "-"
-			if rw.reach > 0 {
-				reach = fmt.Sprint(rw.reach)
-			}
-			if rw.first == 0 {
-				yes = "yes"
-			} else {
-				first = fmt.Sprint(rw.first)
-			}
-			b.Logf("| %s | %d | %.3f (%d) | %s | %s | %s | %+.3f (%d) | %+.3f | %+.3f | %+.3f | %+.3f |", rw.name, rw.evals, rw.frac, rw.at, reach, yes, first, rw.worst, rw.worstAt, rw.score[0], rw.score[1], rw.score[2], rw.score[3])
-			ts := []*tally{&all}
-			if slices.Contains(repeating, rw.name) {
-				ts = append(ts, &rep)
-			}
-			for _, t := range ts {
-				t.tables++
-				if rw.frac >= 0.95 {
-					t.at95++
-				}
-				if rw.first == 0 {
-					t.beats++
-				}
-				for j := range 4 {
-					t.score[j] += rw.score[j]
-				}
+			all.Add(rw)
+			if slices.Contains(repeating, rw.Table) {
+				rep.Add(rw)
 			}
 		}
 		for _, x := range []struct {
 			label string
-			t     tally
+			t     Tally
 		}{{"every table", all}, {"the tables that repeat", rep}} {
-			t := x.t
-			if t.tables == 0 {
-				continue
+			if x.t.Tables > 0 {
+				b.Log(x.t.Line(x.label))
 			}
-			b.Logf("%s (%d): %d at 0.95 after 2.5%%, %d beat random search from 20 to the budget; mean scores at 20, 2.5%%, 5%%, 10%%: %+.3f %+.3f %+.3f %+.3f", x.label, t.tables, t.at95, t.beats,
-				t.score[0]/float64(t.tables), t.score[1]/float64(t.tables), t.score[2]/float64(t.tables), t.score[3]/float64(t.tables))
 		}
 		if *everyLand {
 			at := make([][2]float64, len(rows))
 			for i, rw := range rows {
-				at[i] = [2]float64{rw.frac, rw.score[1]}
+				at[i] = [2]float64{rw.Fraction, rw.Scores[1]}
 			}
 			logLandscapes(b, tables, at, repeating)
 		}
-		b.ReportMetric(float64(all.at95), "tables@0.95")
-		b.ReportMetric(float64(all.beats), "beat-random")
-		b.ReportMetric(float64(rep.at95), "repeating@0.95")
-		b.ReportMetric(float64(rep.beats), "repeating-beat-random")
+		b.ReportMetric(float64(all.AtFraction), "tables@0.95")
+		b.ReportMetric(float64(all.BeatRandom), "beat-random")
+		b.ReportMetric(float64(rep.AtFraction), "repeating@0.95")
+		b.ReportMetric(float64(rep.BeatRandom), "repeating-beat-random")
 	}
 }
 

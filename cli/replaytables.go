@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hplopt/hplopt/replay"
+)
+
+// tablesReport is what hplopt replay --tables --json writes.
+type tablesReport struct {
+	Strategy  string            `json:"strategy"`
+	Settings  string            `json:"settings,omitempty"`
+	FirstSeed int               `json:"first_seed"`
+	Seeds     int               `json:"seeds"`
+	Share     float64           `json:"share"`
+	Tables    []replay.Standing `json:"tables"`
+	All       replay.Tally      `json:"all"`
+	Subset    *replay.Tally     `json:"subset,omitempty"`
+	// Missed names the tables that do not meet the target.
+	Missed []string `json:"missed"`
+}
+
+// tableFiles returns the files the comma-separated globs match, sorted,
+// each once; an error names a glob that matches none.
+func tableFiles(globs string) ([]string, error) {
+	var files []string
+	for _, g := range strings.Split(globs, ",") {
+		g = strings.TrimSpace(g)
+		if g == "" {
+			continue
+		}
+		m, err := filepath.Glob(g)
+		if err != nil {
+			return nil, fmt.Errorf("--tables %s: %w", g, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("--tables %s: no file matches", g)
+		}
+		files = append(files, m...)
+	}
+	slices.Sort(files)
+	return slices.Compact(files), nil
+}
+
+// subsetNames reads a file of table file names, one a line, with #
+// comments and blank lines.
+func subsetNames(file string) ([]string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("--subset: %w", err)
+	}
+	defer f.Close()
+	var names []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if line = strings.TrimSpace(line); line != "" {
+			names = append(names, filepath.Base(line))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--subset %s: %w", file, err)
+	}
+	return names, nil
+}
+
+// replayTables is hplopt replay --tables: one strategy replayed on every
+// table the globs match, each with cfg.Share of its rows, and how each
+// stands against the target (replay.Stand), then the counts over every
+// table and over the subset. A table that cannot be loaded or replayed
+// ends it with an error before anything is replayed or after every other
+// table; an interrupt prints the tables replayed so far.
+func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
+	files, err := tableFiles(cfg.Tables)
+	var subset []string
+	if err == nil && cfg.Subset != "" {
+		subset, err = subsetNames(cfg.Subset)
+	}
+	tables := make([]*replay.Table, len(files))
+	for i, f := range files {
+		if err != nil {
+			break
+		}
+		tables[i], err = replay.LoadCSV(f)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	run := func(i int) replay.Config {
+		c := cfg.Run
+		c.Evaluations = replay.EveryBudget(tables[i].Len(), cfg.Share)
+		return c
+	}
+	done := 0
+	results, errs := replay.ReplayTables(ctx, tables, cfg.Parallel, run, func(i int, err error) {
+		done++
+		if err == nil {
+			fmt.Fprintf(stderr, "replayed %d of %d: %s\n", done, len(tables), filepath.Base(files[i]))
+		}
+	})
+	first, seeds := cfg.Run.SeedRange()
+	rep := tablesReport{Strategy: cfg.Run.Strategies[0], FirstSeed: first, Seeds: seeds, Share: cfg.Share}
+	if len(results) > 0 {
+		for _, r := range results {
+			if r != nil {
+				rep.Strategy, rep.Settings = r.Strategy, r.Settings
+				break
+			}
+		}
+	}
+	var failed []error
+	for i, r := range results {
+		if errs[i] != nil {
+			if !errors.Is(errs[i], context.Canceled) {
+				failed = append(failed, fmt.Errorf("%s: %w", files[i], errs[i]))
+			}
+			continue
+		}
+		rep.Tables = append(rep.Tables, replay.Stand(tables[i], r))
+	}
+	var sub replay.Tally
+	rep.Missed = []string{}
+	for _, s := range rep.Tables {
+		rep.All.Add(s)
+		if slices.Contains(subset, s.Table) {
+			sub.Add(s)
+		}
+		if !s.Met() {
+			rep.Missed = append(rep.Missed, s.Table)
+		}
+	}
+	if cfg.Subset != "" {
+		rep.Subset = &sub
+	}
+	name := rep.Strategy
+	if rep.Settings != "" {
+		name += " (" + rep.Settings + ")"
+	}
+	fmt.Fprintf(stdout, "# %s, seeds %d to %d, a budget of %.3g of each table's rows (at least 20 evaluations); the target: a median of at least %.2f of the optimum after %.3g%% of the rows, and beating random search from 20 evaluations\n",
+		name, first, first+seeds-1, cfg.Share, replay.TargetFraction, 100*replay.TargetShare)
+	for _, line := range replay.StandingLines(rep.Tables) {
+		fmt.Fprintln(stdout, line)
+	}
+	fmt.Fprintln(stdout, rep.All.Line("every table"))
+	if rep.Subset != nil {
+		fmt.Fprintln(stdout, rep.Subset.Line("the tables of "+cfg.Subset))
+	}
+	fmt.Fprintf(stdout, "met the target: %d of %d", rep.All.Met, rep.All.Tables)
+	if rep.Subset != nil {
+		fmt.Fprintf(stdout, " (%d of the %d of %s)", rep.Subset.Met, rep.Subset.Tables, cfg.Subset)
+	}
+	if len(rep.Missed) > 0 {
+		fmt.Fprintf(stdout, "; missed: %s", strings.Join(rep.Missed, ", "))
+	}
+	fmt.Fprintln(stdout)
+	if cfg.JSON != "" {
+		data, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.WriteFile(cfg.JSON, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
+			return 1
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(stderr, "hplopt replay: %v\n", errors.Join(failed...))
+		return 1
+	}
+	if len(rep.Tables) < len(tables) {
+		fmt.Fprintf(stderr, "hplopt replay: interrupted: %d of %d tables replayed\n", len(rep.Tables), len(tables))
+		return 1
+	}
+	return 0
+}
