@@ -34,7 +34,11 @@ single-point setting and canonical shapes a live search starts from) unless
 --no-start. --export-table writes the recorded space as a CSV table instead;
 --landscape prints how it looks to a local search instead (rows near the
 optimum, local minima, steepest descent, the fitness flow graph's proportion
-of centrality, the start points' distance from the optimum).`
+of centrality, the start points' distance from the optimum). --tables replays
+one strategy (-s, default the default) on every CSV table its globs match
+instead, each with --share of its rows, and prints how each stands against
+the target (a median of 0.95 of the optimum after 2.5% of the rows, and
+beating random search from 20 evaluations) and how many meet it.`
 
 func init() {
 	register(verb{name: "replay", summary: "run search strategies on a recorded table instead of a device and score them", run: replayVerb,

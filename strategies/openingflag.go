@@ -19,9 +19,9 @@ type openingKey struct {
 	get func(o OpeningSettings) string
 }
 
-// whole parses a whole number of at least lo; "none" is -1 where none
+// parseWhole parses a whole number of at least lo; "none" is -1 where none
 // says so.
-func whole(v string, lo int, none bool) (int, error) {
+func parseWhole(v string, lo int, none bool) (int, error) {
 	if none && v == "none" {
 		return -1, nil
 	}
@@ -36,8 +36,8 @@ func whole(v string, lo int, none bool) (int, error) {
 	return n, nil
 }
 
-// share parses a share in (0, hi]; "none" is -1.
-func share(v string, hi float64) (float64, error) {
+// parseShare parses a share in (0, hi]; "none" is -1.
+func parseShare(v string, hi float64) (float64, error) {
 	if v == "none" {
 		return -1, nil
 	}
@@ -48,8 +48,8 @@ func share(v string, hi float64) (float64, error) {
 	return f, nil
 }
 
-// flag parses a boolean: given alone, or true/false (1/0).
-func flag(v string) (bool, error) {
+// parseBool parses a boolean: given alone, or true/false (1/0).
+func parseBool(v string) (bool, error) {
 	if v == "" {
 		return true, nil
 	}
@@ -90,34 +90,34 @@ func flagText(b bool) string {
 // openingKeys are ParseOpening's keys, in String's order.
 var openingKeys = []openingKey{
 	{"evaluations", fmt.Sprintf("points hybrid proposes before the genetic algorithm takes over (default %d)", OpeningEvaluations),
-		func(o *OpeningSettings, v string) (err error) { o.Evaluations, err = whole(v, 1, false); return },
+		func(o *OpeningSettings, v string) (err error) { o.Evaluations, err = parseWhole(v, 1, false); return },
 		func(o OpeningSettings) string { return wholeText(o.Evaluations) }},
 	{"share", fmt.Sprintf("the largest share of the search's evaluation budget hybrid proposes (default %.3g; none: no bound)", OpeningShare),
-		func(o *OpeningSettings, v string) (err error) { o.Share, err = share(v, 1); return },
+		func(o *OpeningSettings, v string) (err error) { o.Share, err = parseShare(v, 1); return },
 		func(o OpeningSettings) string { return shareText(o.Share) }},
 	{"anchored", fmt.Sprintf("anchored moves of each start point measured first (default %d; none)", OpeningAnchored),
-		func(o *OpeningSettings, v string) (err error) { o.Anchored, err = whole(v, 1, true); return },
+		func(o *OpeningSettings, v string) (err error) { o.Anchored, err = parseWhole(v, 1, true); return },
 		func(o OpeningSettings) string { return wholeText(o.Anchored) }},
 	{"neighbours", fmt.Sprintf("neighbours of the start points measured before the first model (default %d; none: hybrid's random points instead)", OpeningNeighbours),
-		func(o *OpeningSettings, v string) (err error) { o.Neighbours, err = whole(v, 1, true); return },
+		func(o *OpeningSettings, v string) (err error) { o.Neighbours, err = parseWhole(v, 1, true); return },
 		func(o OpeningSettings) string { return wholeText(o.Neighbours) }},
 	{"plateau", fmt.Sprintf("the share of the best time within which the first points make a plateau (default %g; none)", OpeningPlateau),
-		func(o *OpeningSettings, v string) (err error) { o.Plateau, err = share(v, 10); return },
+		func(o *OpeningSettings, v string) (err error) { o.Plateau, err = parseShare(v, 10); return },
 		func(o OpeningSettings) string { return shareText(o.Plateau) }},
 	{"plateau-rounds", fmt.Sprintf("the first rounds a plateau widens (default %d)", OpeningPlateauRounds),
-		func(o *OpeningSettings, v string) (err error) { o.PlateauRounds, err = whole(v, 1, false); return },
+		func(o *OpeningSettings, v string) (err error) { o.PlateauRounds, err = parseWhole(v, 1, false); return },
 		func(o OpeningSettings) string { return wholeText(o.PlateauRounds) }},
 	{"global-rounds", "the first rounds that choose a point anywhere, every point of a later round local (default 0: every round; 2: a candidate)",
-		func(o *OpeningSettings, v string) (err error) { o.GlobalRounds, err = whole(v, 0, false); return },
+		func(o *OpeningSettings, v string) (err error) { o.GlobalRounds, err = parseWhole(v, 0, false); return },
 		func(o OpeningSettings) string { return wholeText(o.GlobalRounds) }},
 	{"cover", "the first local point of each round gives a parameter of at most this many values a value never measured (default 0: none; 2: flags, a candidate)",
-		func(o *OpeningSettings, v string) (err error) { o.Cover, err = whole(v, 0, false); return },
+		func(o *OpeningSettings, v string) (err error) { o.Cover, err = parseWhole(v, 0, false); return },
 		func(o OpeningSettings) string { return wholeText(o.Cover) }},
 	{"omit-illegal", "leave the points the space cannot hold out of the model (default false: the slowest time; a candidate)",
-		func(o *OpeningSettings, v string) (err error) { o.OmitIllegal, err = flag(v); return },
+		func(o *OpeningSettings, v string) (err error) { o.OmitIllegal, err = parseBool(v); return },
 		func(o OpeningSettings) string { return flagText(o.OmitIllegal) }},
 	{"isotropic", "one length scale for all parameters (default false: one per parameter)",
-		func(o *OpeningSettings, v string) (err error) { o.Isotropic, err = flag(v); return },
+		func(o *OpeningSettings, v string) (err error) { o.Isotropic, err = parseBool(v); return },
 		func(o OpeningSettings) string { return flagText(o.Isotropic) }},
 	{"then", fmt.Sprintf("the search that takes over: %s (the default) or %s", ThenGenetic, ThenModel),
 		func(o *OpeningSettings, v string) error {
