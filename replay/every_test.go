@@ -29,6 +29,7 @@ var (
 	everyGlobal   = flag.Int("every-global-rounds", 0, "the opening's first rounds that choose a point anywhere, every point of a later round local (strategies.OpeningSettings.GlobalRounds; 0: every round, the default; 2: the candidate)")
 	everyIso      = flag.Bool("every-isotropic", false, "the opening's model has one length scale for all parameters (strategies.OpeningSettings.Isotropic; default false: one per parameter)")
 	everyPlateau  = flag.Float64("every-plateau", 0, "the opening's wider look on a plateau (strategies.OpeningSettings.Plateau; 0: the default, strategies.OpeningPlateau; negative: none)")
+	everyOpening  = flag.String("every-opening", "", "the opening's settings as hplopt's --opening takes them (strategies.ParseOpening: global-rounds=2,omit-illegal), instead of the -every-* flag of each")
 	everyTables   = flag.String("every-tables", "*.csv", "the tables under testdata/replay BenchmarkEveryTable replays: a glob, or several separated by commas")
 	everyLand     = flag.Bool("every-landscape", false, "BenchmarkEveryTable also logs each table's landscape (Table.Landscape) and Kendall's tau of its figures with the score at 2.5%")
 )
@@ -62,7 +63,10 @@ var (
 // globs match; -every-omit-illegal replays the opening whose model leaves
 // out the points rejected as Illegal, a candidate; -every-global-rounds 2
 // replays the opening whose rounds after its first two choose every point
-// among the local points, a candidate.)
+// among the local points, a candidate; -every-opening takes any of the
+// opening's settings as hplopt replay --opening does, instead of those
+// flags. hplopt replay --tables 'testdata/replay/*.csv' --subset
+// testdata/replay/repeating.txt prints the same lines.)
 func BenchmarkEveryTable(b *testing.B) {
 	var files []string
 	for _, glob := range strings.Split(*everyTables, ",") {
@@ -85,9 +89,19 @@ func BenchmarkEveryTable(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	opening := strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, GlobalRounds: *everyGlobal, Isotropic: *everyIso}
+	if *everyOpening != "" {
+		if opening != (strategies.OpeningSettings{}) {
+			b.Fatal("give -every-opening or the -every-* flag of each setting, not both")
+		}
+		var err error
+		if opening, err = strategies.ParseOpening(*everyOpening); err != nil {
+			b.Fatalf("-every-opening: %v", err)
+		}
+	}
 	for range b.N {
 		config := func(i int) Config {
-			return Config{Strategies: []string{*everyStrategy}, Evaluations: EveryBudget(tables[i].Len(), *everyShare), Seeds: 20, FirstSeed: *everySeed, Opening: strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, GlobalRounds: *everyGlobal, Isotropic: *everyIso}}
+			return Config{Strategies: []string{*everyStrategy}, Evaluations: EveryBudget(tables[i].Len(), *everyShare), Seeds: 20, FirstSeed: *everySeed, Opening: opening}
 		}
 		results, errs := ReplayTables(context.Background(), tables, *everyParallel, config, nil)
 		rows := make([]Standing, len(files))
@@ -118,6 +132,9 @@ func BenchmarkEveryTable(b *testing.B) {
 		}
 		if *everyPlateau != 0 {
 			name += fmt.Sprintf(", plateau %g", *everyPlateau)
+		}
+		if *everyOpening != "" {
+			name += " (" + opening.String() + ")"
 		}
 		first, seeds := config(0).SeedRange()
 		b.Logf("%s, seeds %d to %d, a budget of %.3g of each table", name, first, first+seeds-1, *everyShare)
