@@ -590,29 +590,33 @@ type JSONReport struct {
 	// version of the tool that made it. StartedFrom names the records of
 	// other devices or drivers whose best settings the search started
 	// from (device, sizes).
-	Problem        string         `json:"problem,omitempty"`
-	Sizes          string         `json:"sizes,omitempty"`
-	Driver         string         `json:"driver,omitempty"`
-	Date           string         `json:"date,omitempty"`
-	Tool           string         `json:"tool,omitempty"`
-	Strategy       string         `json:"strategy"`
-	Seed           uint64         `json:"seed"`
-	SpaceSize      *big.Int       `json:"space_size"`
-	Evaluations    int            `json:"evaluations"`
-	Measured       int            `json:"measured"`
-	Rejected       int            `json:"rejected"`
-	FromRecords    int            `json:"from_records"`
-	Reused         *JSONReuse     `json:"reused,omitempty"`
-	StartedFrom    []string       `json:"started_from,omitempty"`
-	Failures       Failures       `json:"failures"`
-	BaselineMs     float64        `json:"baseline_ms"`
-	BestMs         float64        `json:"best_ms"`
-	Speedup        float64        `json:"speedup"`
-	BestParams     map[string]int `json:"best_params"`
-	EvalsPerMinute float64        `json:"evals_per_minute"`
-	ElapsedS       float64        `json:"elapsed_s"`
-	Time           JSONTime       `json:"time"`
-	Stopped        string         `json:"stopped"`
+	Problem  string `json:"problem,omitempty"`
+	Sizes    string `json:"sizes,omitempty"`
+	Driver   string `json:"driver,omitempty"`
+	Date     string `json:"date,omitempty"`
+	Tool     string `json:"tool,omitempty"`
+	Strategy string `json:"strategy"`
+	// StrategySettings are the strategy's settings that differ from its
+	// defaults, as its flag takes them (hplopt tune --opening), when any
+	// (filled by the caller that knows them).
+	StrategySettings string         `json:"strategy_settings,omitempty"`
+	Seed             uint64         `json:"seed"`
+	SpaceSize        *big.Int       `json:"space_size"`
+	Evaluations      int            `json:"evaluations"`
+	Measured         int            `json:"measured"`
+	Rejected         int            `json:"rejected"`
+	FromRecords      int            `json:"from_records"`
+	Reused           *JSONReuse     `json:"reused,omitempty"`
+	StartedFrom      []string       `json:"started_from,omitempty"`
+	Failures         Failures       `json:"failures"`
+	BaselineMs       float64        `json:"baseline_ms"`
+	BestMs           float64        `json:"best_ms"`
+	Speedup          float64        `json:"speedup"`
+	BestParams       map[string]int `json:"best_params"`
+	EvalsPerMinute   float64        `json:"evals_per_minute"`
+	ElapsedS         float64        `json:"elapsed_s"`
+	Time             JSONTime       `json:"time"`
+	Stopped          string         `json:"stopped"`
 	// Cut is Report.Cut: evaluations the end of the search interrupted,
 	// not in the history; the time they waited is in time.
 	Cut int `json:"cut,omitempty"`

@@ -308,17 +308,19 @@ func TestReplayOpening(t *testing.T) {
 	// Live, on PoCL: the opening with its settings runs its budget; another
 	// strategy given them is refused.
 	js := filepath.Join(t.TempDir(), "t.json")
-	st, _, errs := hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "opening", "--opening", "global-rounds=1,isotropic,evaluations=8", "-e", "10", "-t", "600", "--no-db", "-q", "--json", js)
+	st, out, errs := hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "opening", "--opening", "global-rounds=1,isotropic,evaluations=8", "-e", "10", "-t", "600", "--no-db", "-q", "--json", js)
 	var rep struct {
-		Strategy string `json:"strategy"`
-		Measured int    `json:"measured"`
+		Strategy         string `json:"strategy"`
+		StrategySettings string `json:"strategy_settings"`
+		Measured         int    `json:"measured"`
 	}
 	data, err := os.ReadFile(js)
 	if err == nil {
 		err = json.Unmarshal(data, &rep)
 	}
-	if st != 0 || err != nil || rep.Strategy != "opening" || rep.Measured != 10 {
-		t.Errorf("tune --opening: status %d, %+v, %v, stderr %s", st, rep, err, errs)
+	const set = "evaluations=8,global-rounds=1,isotropic=true"
+	if st != 0 || err != nil || rep.Strategy != "opening" || rep.StrategySettings != set || rep.Measured != 10 || !strings.Contains(out, "strategy      opening ("+set+"), seed 1,") {
+		t.Errorf("tune --opening: status %d, %+v, %v, stdout %q, stderr %s", st, rep, err, out, errs)
 	}
 	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "genetic", "--opening", "omit-illegal", "-e", "2", "--no-db")
 	if st == 0 || !strings.Contains(errs, "the opening's settings (omit-illegal=true) are for strategy opening, not genetic") {

@@ -278,7 +278,11 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 	if t.Settings.Stop != nil {
 		budget += ", stop " + t.Settings.Stop.String()
 	}
-	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", t.Settings.Strategy, t.Settings.Seed, budget, stopped)
+	strategy := t.Settings.Strategy
+	if o := t.Settings.StrategySettings(); o != "" {
+		strategy += " (" + o + ")"
+	}
+	fmt.Fprintf(w, "strategy      %s, seed %d, budget %s, stopped: %s\n", strategy, t.Settings.Seed, budget, stopped)
 	fmt.Fprintf(w, "space         %s points\n", t.SpaceSize)
 	rejected := ""
 	if r.Rejected > 0 {

@@ -200,6 +200,7 @@ func (t *Tuning) Speedup() float64 {
 func (t *Tuning) JSON() *autotune.JSONReport {
 	j := t.Report.JSON(t.Kernel, t.Device, t.BaselineMs)
 	j.SetupS, j.Order = t.Setup.Seconds(), t.Settings.Order.String()
+	j.StrategySettings = t.Settings.StrategySettings()
 	if p := t.Pool; p.Builders > 0 {
 		j.Builds = &autotune.JSONBuilds{Builders: p.Builders, BusyS: p.Busy.Seconds(), Utilization: t.PoolUtilization(),
 			Built: p.Builds, CacheHits: p.CacheHits, Failed: p.Failed, Restarts: p.Restarts, Extra: p.Extra}

@@ -304,3 +304,18 @@ func (s Settings) opening() (strategies.OpeningSettings, error) {
 	}
 	return o, nil
 }
+
+// StrategySettings returns the settings of the strategy that differ from
+// its defaults, as its flag takes them: the opening's
+// (strategies.OpeningSettings.String, its continuation included), ""
+// for the defaults and for the other strategies.
+func (s Settings) StrategySettings() string {
+	if s.Strategy != strategies.Opening {
+		return ""
+	}
+	o, err := s.opening()
+	if err != nil {
+		return ""
+	}
+	return o.String()
+}
