@@ -159,15 +159,22 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
 			Opening: v.opening}}
-	switch o := &cfg.Run.Opening; {
-	case v.then == "":
-	case o.Then == "" || o.Then == v.then:
-		o.Then = v.then
-	default:
-		return nil, fs, fmt.Errorf("the opening's continuation is given twice, %s (--then) and %s (--opening then=)", v.then, o.Then)
+	var err error
+	if cfg.Run.Opening, err = v.opening.WithThen(v.then); err != nil {
+		return nil, fs, err
 	}
 	if err := (strategies.Options{Opening: cfg.Run.Opening}).Check(strategies.Opening); err != nil {
 		return nil, fs, fmt.Errorf("--then: %w", err)
+	}
+	if v.tables != "" {
+		// One strategy for every table: refused once, not per table.
+		info, err := strategies.Lookup(v.strats[0])
+		if err == nil {
+			err = (strategies.Options{Opening: cfg.Run.Opening, Batch: v.batch}).Check(info.Name)
+		}
+		if err != nil {
+			return nil, fs, err
+		}
 	}
 	if v.at != "" {
 		cfg.At = strings.Split(v.at, ",")

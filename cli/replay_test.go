@@ -415,6 +415,7 @@ func TestReplayTables(t *testing.T) {
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "-s", "opening,random"}, "--tables replays one strategy, not 2 (-s opening,random)"},
 		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--share", "0.2"}, "--share is for --tables"},
 		{[]string{"--tables", "../testdata/replay/nothing*.csv"}, "--tables ../testdata/replay/nothing*.csv: no file matches"},
+		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "-s", "random", "--opening", "cover=2"}, "hplopt replay: the opening's settings (cover=2) are for strategy opening, not random\nusage:"},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--subset", filepath.Join(dir, "none.txt")}, "--subset: open "},
 	} {
 		st, _, errs := hplopt(append([]string{"replay"}, c.args...)...)

@@ -294,13 +294,9 @@ func (s *Settings) set(name, val string) error {
 // opening returns the opening's settings: Opening, its continuation Then
 // when given; an error when the two name different continuations.
 func (s Settings) opening() (strategies.OpeningSettings, error) {
-	o := s.Opening
-	switch {
-	case s.Then == "":
-	case o.Then == "" || o.Then == s.Then:
-		o.Then = s.Then
-	default:
-		return o, fmt.Errorf("optimizer: the opening's continuation is given twice, %s (--then) and %s (--opening then=)", s.Then, o.Then)
+	o, err := s.Opening.WithThen(s.Then)
+	if err != nil {
+		return o, fmt.Errorf("optimizer: %w", err)
 	}
 	return o, nil
 }

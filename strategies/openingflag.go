@@ -217,3 +217,16 @@ func (o OpeningSettings) String() string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// WithThen returns o with its continuation then, when given (a flag of
+// its own, --then): an error when o names another.
+func (o OpeningSettings) WithThen(then string) (OpeningSettings, error) {
+	switch {
+	case then == "":
+	case o.Then == "" || o.Then == then:
+		o.Then = then
+	default:
+		return o, fmt.Errorf("the opening's continuation is given twice, %s (--then) and %s (--opening then=)", then, o.Then)
+	}
+	return o, nil
+}
