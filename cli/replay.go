@@ -48,7 +48,7 @@ func init() {
 // replayFlags defines replay's flags; the values are read after parsing.
 type replayFlagValues struct {
 	table, problem, db, export, at, js, plot string
-	tables, subset                           string
+	tables, subset, against                  string
 	share                                    float64
 	parallel                                 int
 	then                                     string
@@ -86,6 +86,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	floatVar(fs, &v.share, "share", 0.1, 0.001, 1, "with --tables, each table's budget of evaluations as a share of its rows (at least 20 evaluations)")
 	fs.StringVar(&v.subset, "subset", "", "with --tables, a `FILE` of table file names, one a line (# comments): the counts also over those alone (testdata/replay/repeating.txt: the tables that repeat)")
 	intVar(fs, &v.parallel, "parallel", 2, 1, 1024, "with --tables, the tables replayed at once")
+	fs.StringVar(&v.against, "against", "", "with --tables, compare with an earlier replay's --json `FILE`: print the tables whose median after 2.5% or whose beating random search changed, and the tables gained and lost")
 	fs.StringVar(&v.at, "at", "", "also print the figures after these `BUDGETS`: evaluation counts or percentages of the table (20,1%,2.5%)")
 	fs.StringVar(&v.js, "json", "", "write the results (a list of objects: strategy, evaluations, median_fraction, quartiles, score, curve) to `FILE`")
 	fs.StringVar(&v.plot, "plot", "", "write a PNG of the fraction of the optimum against evaluations to `FILE`")
@@ -112,6 +113,8 @@ type replayConfig struct {
 	Share    float64
 	Subset   string
 	Parallel int
+	// Against is an earlier --tables --json output to compare with.
+	Against string
 }
 
 func parseReplay(args []string) (*replayConfig, *flagSet, error) {
@@ -138,7 +141,7 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 			return nil, fs, fmt.Errorf("--tables replays one strategy, not %d (-s %s)", len(v.strats), strings.Join(v.strats, ","))
 		}
 	} else {
-		for _, n := range []string{"share", "subset", "parallel"} {
+		for _, n := range []string{"share", "subset", "parallel", "against"} {
 			if given[n] {
 				return nil, fs, fmt.Errorf("--%s is for --tables", n)
 			}
@@ -156,7 +159,7 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("--plot draws a replay; --landscape replays nothing")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
-		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel,
+		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel, Against: v.against,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
 			Opening: v.opening}}
 	var err error

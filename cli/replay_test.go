@@ -358,7 +358,8 @@ func TestReplayFirstSeed(t *testing.T) {
 // of each (the figures of BenchmarkEveryTable, docs/replay/every/tenth.txt:
 // gs-update 4096 at 0.930 after 21 evaluations, syrk 1024 at 1.000), and
 // counts those meeting the target, over every table and over --subset's;
-// the JSON holds the same; mistakes are refused with what is wrong.
+// the JSON holds the same, and --against it lists the tables another
+// replay moved; mistakes are refused with what is wrong.
 func TestReplayTables(t *testing.T) {
 	dir := t.TempDir()
 	subset := filepath.Join(dir, "subset.txt")
@@ -402,6 +403,21 @@ func TestReplayTables(t *testing.T) {
 	if err != nil || rep.Strategy != "opening" || len(rep.Tables) != 2 || rep.Tables[0].Budget != 81 || rep.All.Tables != 2 || rep.All.Met != 1 || !reflect.DeepEqual(rep.Missed, []string{"gs-update4096-h200.csv"}) {
 		t.Errorf("JSON: %+v, %v", rep, err)
 	}
+	// Compared with that JSON: without the anchored initial points
+	// gs-update 4096 falls to 0.720 and behind random search.
+	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024*.csv", "--opening", "anchored=none", "--against", js)
+	for _, want := range []string{
+		"# against " + js + ": opening, seeds 1 to 20, a budget of 0.1;",
+		"\ngs-update4096-h200.csv: 0.930 yes -> 0.720 no\n",
+		"against " + js + ": of the 2 tables in both, 0 now meet the target that did not, 0 no longer do\n",
+	} {
+		if st != 0 || !strings.Contains(out, want) {
+			t.Errorf("--against: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)
+		}
+	}
+	if strings.Contains(out, "syrk1024-h100.csv: ") {
+		t.Errorf("--against lists syrk 1024, unchanged:\n%s", out)
+	}
 	// Another strategy, share and settings: named in the first line.
 	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/syrk1024-h100.csv", "--opening", "global-rounds=2", "--share", "0.05", "--seeds", "3")
 	if st != 0 || !strings.HasPrefix(out, "# opening (global-rounds=2), seeds 1 to 3, a budget of 0.05 of each table's rows") || !strings.Contains(out, "| syrk1024-h100.csv | 45 |") {
@@ -417,6 +433,8 @@ func TestReplayTables(t *testing.T) {
 		{[]string{"--tables", "../testdata/replay/nothing*.csv"}, "--tables ../testdata/replay/nothing*.csv: no file matches"},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "-s", "random", "--opening", "cover=2"}, "hplopt replay: the opening's settings (cover=2) are for strategy opening, not random\nusage:"},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--subset", filepath.Join(dir, "none.txt")}, "--subset: open "},
+		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--against", subset}, "--against " + subset + ": not a replay --tables --json output"},
+		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--against", js}, "--against is for --tables"},
 	} {
 		st, _, errs := hplopt(append([]string{"replay"}, c.args...)...)
 		if st == 0 || !strings.Contains(errs, c.msg) {

@@ -86,6 +86,10 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	if err == nil && cfg.Subset != "" {
 		subset, err = subsetNames(cfg.Subset)
 	}
+	var before *tablesReport
+	if err == nil && cfg.Against != "" {
+		before, err = readTablesReport(cfg.Against)
+	}
 	tables := make([]*replay.Table, len(files))
 	for i, f := range files {
 		if err != nil {
@@ -166,6 +170,9 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "; missed: %s", strings.Join(rep.Missed, ", "))
 	}
 	fmt.Fprintln(stdout)
+	if before != nil {
+		compareTables(stdout, cfg.Against, before, &rep)
+	}
 	if cfg.JSON != "" {
 		data, err := json.MarshalIndent(rep, "", "  ")
 		if err == nil {
@@ -185,4 +192,63 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// readTablesReport reads an earlier --tables --json output.
+func readTablesReport(file string) (*tablesReport, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--against: %w", err)
+	}
+	var r tablesReport
+	if err := json.Unmarshal(data, &r); err != nil || r.Tables == nil {
+		if err == nil {
+			err = errors.New("no tables")
+		}
+		return nil, fmt.Errorf("--against %s: not a replay --tables --json output: %v", file, err)
+	}
+	return &r, nil
+}
+
+// compareTables prints, for the tables in both reports, those whose
+// median after 2.5% (to the printed three decimals) or whose beating
+// random search changed, each with whether it now meets the target or
+// no longer does, then the counts gained and lost.
+func compareTables(w io.Writer, file string, before, now *tablesReport) {
+	old := map[string]replay.Standing{}
+	for _, s := range before.Tables {
+		old[s.Table] = s
+	}
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	name := before.Strategy
+	if before.Settings != "" {
+		name += " (" + before.Settings + ")"
+	}
+	fmt.Fprintf(w, "# against %s: %s, seeds %d to %d, a budget of %.3g; each changed table: the median after 2.5%% and whether it beats random search, before -> now\n",
+		file, name, before.FirstSeed, before.FirstSeed+before.Seeds-1, before.Share)
+	gained, lost, both := 0, 0, 0
+	for _, s := range now.Tables {
+		b, ok := old[s.Table]
+		if !ok {
+			continue
+		}
+		both++
+		if fmt.Sprintf("%.3f", b.Fraction) == fmt.Sprintf("%.3f", s.Fraction) && b.BeatsRandom == s.BeatsRandom {
+			continue
+		}
+		note := ""
+		switch {
+		case s.Met() && !b.Met():
+			note, gained = " (now meets the target)", gained+1
+		case b.Met() && !s.Met():
+			note, lost = " (no longer meets it)", lost+1
+		}
+		fmt.Fprintf(w, "%s: %.3f %s -> %.3f %s%s\n", s.Table, b.Fraction, yes(b.BeatsRandom), s.Fraction, yes(s.BeatsRandom), note)
+	}
+	fmt.Fprintf(w, "against %s: of the %d tables in both, %d now meet the target that did not, %d no longer do\n", file, both, gained, lost)
 }
