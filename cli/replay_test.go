@@ -409,7 +409,7 @@ func TestReplayTables(t *testing.T) {
 	for _, want := range []string{
 		"# against " + js + ": opening, seeds 1 to 20, a budget of 0.1;",
 		"\ngs-update4096-h200.csv: 0.930 yes -> 0.720 no\n",
-		"against " + js + ": of the 2 tables in both, 0 now meet the target that did not, 0 no longer do\n",
+		"against " + js + ": of the 2 tables in both, 0 gained the target, 0 lost it\n",
 	} {
 		if st != 0 || !strings.Contains(out, want) {
 			t.Errorf("--against: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)

@@ -250,5 +250,5 @@ func compareTables(w io.Writer, file string, before, now *tablesReport) {
 		}
 		fmt.Fprintf(w, "%s: %.3f %s -> %.3f %s%s\n", s.Table, b.Fraction, yes(b.BeatsRandom), s.Fraction, yes(s.BeatsRandom), note)
 	}
-	fmt.Fprintf(w, "against %s: of the %d tables in both, %d now meet the target that did not, %d no longer do\n", file, both, gained, lost)
+	fmt.Fprintf(w, "against %s: of the %d tables in both, %d gained the target, %d lost it\n", file, both, gained, lost)
 }
