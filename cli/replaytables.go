@@ -117,13 +117,9 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	})
 	first, seeds := cfg.Run.SeedRange()
 	rep := tablesReport{Strategy: cfg.Run.Strategies[0], FirstSeed: first, Seeds: seeds, Share: cfg.Share}
-	if len(results) > 0 {
-		for _, r := range results {
-			if r != nil {
-				rep.Strategy, rep.Settings = r.Strategy, r.Settings
-				break
-			}
-		}
+	// The strategy's name in full and its settings, from a replay.
+	if i := slices.IndexFunc(results, func(r *replay.Result) bool { return r != nil }); i >= 0 {
+		rep.Strategy, rep.Settings = results[i].Strategy, results[i].Settings
 	}
 	var failed []error
 	for i, r := range results {
