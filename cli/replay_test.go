@@ -200,6 +200,27 @@ func TestBatchFlag(t *testing.T) {
 	}
 }
 
+// replayOpening replays strategy opening on gs-update 4096 (81
+// evaluations, 2 seeds) with args, and returns its output and its one
+// JSON result.
+func replayOpening(t *testing.T, args ...string) (string, map[string]any) {
+	t.Helper()
+	js := filepath.Join(t.TempDir(), "r.json")
+	st, out, errs := hplopt(append([]string{"replay", "--table", "../testdata/replay/gs-update4096-h200.csv", "-s", "opening", "-e", "81", "--seeds", "2", "--json", js}, args...)...)
+	if st != 0 {
+		t.Fatalf("%v: status %d, stderr %s", args, st, errs)
+	}
+	var res []map[string]any
+	data, err := os.ReadFile(js)
+	if err == nil {
+		err = json.Unmarshal(data, &res)
+	}
+	if err != nil || len(res) != 1 {
+		t.Fatalf("%v: JSON: %v", args, err)
+	}
+	return out, res[0]
+}
+
 // --then model replays the default with the model's rounds after its
 // opening: the same first evaluations (the opening's third of -e, 27 of
 // 81 on gs-update 4096, where the opening stays at 0.930 of the optimum;
@@ -208,20 +229,8 @@ func TestBatchFlag(t *testing.T) {
 // the genetic algorithm.
 func TestReplayThen(t *testing.T) {
 	curve := func(args ...string) []any {
-		js := filepath.Join(t.TempDir(), "r.json")
-		st, _, errs := hplopt(append([]string{"replay", "--table", "../testdata/replay/gs-update4096-h200.csv", "-s", "opening", "-e", "81", "--seeds", "2", "--json", js}, args...)...)
-		if st != 0 {
-			t.Fatalf("%v: status %d, stderr %s", args, st, errs)
-		}
-		var res []map[string]any
-		data, err := os.ReadFile(js)
-		if err == nil {
-			err = json.Unmarshal(data, &res)
-		}
-		if err != nil || len(res) != 1 {
-			t.Fatalf("%v: JSON: %v", args, err)
-		}
-		return res[0]["curve"].([]any)
+		_, res := replayOpening(t, args...)
+		return res["curve"].([]any)
 	}
 	genetic, model := curve(), curve("--then", "model")
 	if !reflect.DeepEqual(genetic[:27], model[:27]) {
@@ -235,16 +244,11 @@ func TestReplayThen(t *testing.T) {
 	// that is none of genetic and model is refused.
 	js := filepath.Join(t.TempDir(), "t.json")
 	st, _, errs := hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "opening", "--then", "model", "-e", "12", "-t", "600", "--no-db", "-q", "--json", js)
-	var rep struct {
-		Strategy string `json:"strategy"`
-		Measured int    `json:"measured"`
+	if st != 0 {
+		t.Fatalf("tune --then model: status %d, stderr %s", st, errs)
 	}
-	data, err := os.ReadFile(js)
-	if err == nil {
-		err = json.Unmarshal(data, &rep)
-	}
-	if st != 0 || err != nil || rep.Strategy != "opening" || rep.Measured != 12 {
-		t.Errorf("tune --then model: status %d, %+v, %v, stderr %s", st, rep, err, errs)
+	if rep := readReport(t, js); rep.Strategy != "opening" || rep.Measured != 12 {
+		t.Errorf("tune --then model: %+v", rep)
 	}
 	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "--then", "simplex", "-e", "2", "--no-db")
 	if st == 0 || !strings.Contains(errs, `the opening's continuation "simplex" is none of genetic, model`) {
@@ -263,24 +267,8 @@ func TestReplayThen(t *testing.T) {
 // the JSON name the settings; a mistake in them, or settings given to
 // another strategy, is refused with what is wrong.
 func TestReplayOpening(t *testing.T) {
-	replayed := func(args ...string) (string, map[string]any) {
-		js := filepath.Join(t.TempDir(), "r.json")
-		st, out, errs := hplopt(append([]string{"replay", "--table", "../testdata/replay/gs-update4096-h200.csv", "-s", "opening", "-e", "81", "--seeds", "2", "--json", js}, args...)...)
-		if st != 0 {
-			t.Fatalf("%v: status %d, stderr %s", args, st, errs)
-		}
-		var res []map[string]any
-		data, err := os.ReadFile(js)
-		if err == nil {
-			err = json.Unmarshal(data, &res)
-		}
-		if err != nil || len(res) != 1 {
-			t.Fatalf("%v: JSON: %v", args, err)
-		}
-		return out, res[0]
-	}
-	defOut, def := replayed()
-	out, global := replayed("--opening", "global-rounds=2,plateau=0.1")
+	defOut, def := replayOpening(t)
+	out, global := replayOpening(t, "--opening", "global-rounds=2,plateau=0.1")
 	a, b := def["curve"].([]any), global["curve"].([]any)
 	if !reflect.DeepEqual(a[:36], b[:36]) || reflect.DeepEqual(a, b) {
 		t.Errorf("global-rounds=2: the first 36 evaluations should be the default's and the rest not:\n%v\n%v", a, b)
@@ -309,18 +297,12 @@ func TestReplayOpening(t *testing.T) {
 	// strategy given them is refused.
 	js := filepath.Join(t.TempDir(), "t.json")
 	st, out, errs := hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "opening", "--opening", "global-rounds=1,isotropic,evaluations=8", "-e", "10", "-t", "600", "--no-db", "-q", "--json", js)
-	var rep struct {
-		Strategy         string `json:"strategy"`
-		StrategySettings string `json:"strategy_settings"`
-		Measured         int    `json:"measured"`
-	}
-	data, err := os.ReadFile(js)
-	if err == nil {
-		err = json.Unmarshal(data, &rep)
+	if st != 0 {
+		t.Fatalf("tune --opening: status %d, stderr %s", st, errs)
 	}
 	const set = "evaluations=8,global-rounds=1,isotropic=true"
-	if st != 0 || err != nil || rep.Strategy != "opening" || rep.StrategySettings != set || rep.Measured != 10 || !strings.Contains(out, "strategy      opening ("+set+"), seed 1,") {
-		t.Errorf("tune --opening: status %d, %+v, %v, stdout %q, stderr %s", st, rep, err, out, errs)
+	if rep := readReport(t, js); rep.Strategy != "opening" || rep.StrategySettings != set || rep.Measured != 10 || !strings.Contains(out, "strategy      opening ("+set+"), seed 1,") {
+		t.Errorf("tune --opening: %+v, stdout %q", rep, out)
 	}
 	st, _, errs = hplopt("tune", "matmul", "-n", "32,32", "-k", "32", "-d", "CPU", "-s", "genetic", "--opening", "omit-illegal", "-e", "2", "--no-db")
 	if st == 0 || !strings.Contains(errs, "the opening's settings (omit-illegal=true) are for strategy opening, not genetic") {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,28 +51,6 @@ func tableFiles(globs string) ([]string, error) {
 	return slices.Compact(files), nil
 }
 
-// subsetNames reads a file of table file names, one a line, with #
-// comments and blank lines.
-func subsetNames(file string) ([]string, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("--subset: %w", err)
-	}
-	defer f.Close()
-	var names []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		if line = strings.TrimSpace(line); line != "" {
-			names = append(names, filepath.Base(line))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("--subset %s: %w", file, err)
-	}
-	return names, nil
-}
-
 // replayTables is hplopt replay --tables: one strategy replayed on every
 // table the globs match, each with cfg.Share of its rows, and how each
 // stands against the target (replay.Stand), then the counts over every
@@ -84,7 +61,9 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	files, err := tableFiles(cfg.Tables)
 	var subset []string
 	if err == nil && cfg.Subset != "" {
-		subset, err = subsetNames(cfg.Subset)
+		if subset, err = replay.ReadNames(cfg.Subset); err != nil {
+			err = fmt.Errorf("--subset: %w", err)
+		}
 	}
 	var before *tablesReport
 	if err == nil && cfg.Against != "" {

@@ -20,7 +20,6 @@ import (
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/records"
 	"github.com/hplopt/hplopt/runner"
-	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -281,10 +280,8 @@ func runIdentity(set Settings, start []map[string]int) json.RawMessage {
 		id.Batch = set.Batch
 	}
 	opening, _ := set.opening() // checked before a search starts
-	if opening.Then != "" && opening.Then != strategies.ThenGenetic {
-		id.Then = opening.Then
-	}
-	opening.Then = ""
+	opening = opening.Canonical()
+	id.Then, opening.Then = opening.Then, ""
 	id.Opening = opening.String()
 	if set.Stop != nil {
 		id.Stop = set.Stop.String()

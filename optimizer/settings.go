@@ -306,12 +306,9 @@ func (s Settings) opening() (strategies.OpeningSettings, error) {
 // (strategies.OpeningSettings.String, its continuation included), ""
 // for the defaults and for the other strategies.
 func (s Settings) StrategySettings() string {
-	if s.Strategy != strategies.Opening {
-		return ""
-	}
 	o, err := s.opening()
 	if err != nil {
 		return ""
 	}
-	return o.String()
+	return strategies.Options{Opening: o}.Settings(s.Strategy)
 }

@@ -584,20 +584,14 @@ func TestReplayLookahead(t *testing.T) {
 // optimum. Each must be a committed table.
 func repeatingTables(t testing.TB) []string {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/replay/repeating.txt")
+	out, err := ReadNames("../testdata/replay/repeating.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if _, err := os.Stat("../testdata/replay/" + line); err != nil {
+	for _, name := range out {
+		if _, err := os.Stat("../testdata/replay/" + name); err != nil {
 			t.Fatalf("repeating.txt: %v", err)
 		}
-		out = append(out, line)
 	}
 	if len(out) == 0 {
 		t.Fatal("repeating.txt lists no table")

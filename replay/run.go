@@ -211,10 +211,8 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 		stopped[rep.Stopped.String()]++
 		best[s] = bestSoFar(rep, cfg.Evaluations)
 	}
-	r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped}
-	if info.Name == strategies.Opening {
-		r.Settings = cfg.Opening.String()
-	}
+	r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped,
+		Settings: strategies.Options{Opening: cfg.Opening}.Settings(info.Name)}
 	for n := 1; n <= cfg.Evaluations; n++ {
 		p, random := t.score(best, n)
 		r.Curve = append(r.Curve, p)

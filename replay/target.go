@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -116,10 +118,10 @@ func EveryBudget(rows int, share float64) int { return max(20, int(share*float64
 // is called as each replay ends (from the goroutine that ran it, one at
 // a time).
 func ReplayTables(ctx context.Context, tables []*Table, parallel int, cfg func(i int) Config, done func(i int, err error)) ([]*Result, []error) {
-	var mu sync.Mutex
 	results := make([]*Result, len(tables))
 	errs := make([]error, len(tables))
 	var wg sync.WaitGroup
+	var mu sync.Mutex // done's
 	sem := make(chan struct{}, max(1, parallel))
 	for i, t := range tables {
 		wg.Add(1)
@@ -127,23 +129,16 @@ func ReplayTables(ctx context.Context, tables []*Table, parallel int, cfg func(i
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if errs[i] = ctx.Err(); errs[i] != nil {
-				if done != nil {
-					mu.Lock()
-					done(i, errs[i])
-					mu.Unlock()
+			if errs[i] = ctx.Err(); errs[i] == nil {
+				var rs []*Result
+				if rs, errs[i] = Replay(ctx, t, cfg(i)); errs[i] == nil {
+					results[i] = rs[0]
 				}
-				return
-			}
-			var rs []*Result
-			rs, errs[i] = Replay(ctx, t, cfg(i))
-			if errs[i] == nil {
-				results[i] = rs[0]
 			}
 			if done != nil {
 				mu.Lock()
+				defer mu.Unlock()
 				done(i, errs[i])
-				mu.Unlock()
 			}
 		}()
 	}
@@ -182,4 +177,22 @@ func StandingLines(ss []Standing) []string {
 func (t Tally) Line(label string) string {
 	return fmt.Sprintf("%s (%d): %d at 0.95 after 2.5%%, %d beat random search from 20 to the budget; mean scores at 20, 2.5%%, 5%%, 10%%: %+.3f %+.3f %+.3f %+.3f", label, t.Tables, t.AtFraction, t.BeatRandom,
 		t.MeanScores[0], t.MeanScores[1], t.MeanScores[2], t.MeanScores[3])
+}
+
+// ReadNames reads a list of table file names, one a line (the base name
+// of each), with # comments and blank lines, as
+// testdata/replay/repeating.txt holds the tables that repeat.
+func ReadNames(file string) ([]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line != "" {
+			names = append(names, filepath.Base(line))
+		}
+	}
+	return names, nil
 }

@@ -60,65 +60,73 @@ func parseBool(v string) (bool, error) {
 	return b, nil
 }
 
-func wholeText(n int) string {
-	switch {
-	case n == 0:
-		return ""
-	case n < 0:
-		return "none"
-	}
-	return strconv.Itoa(n)
+// wholeKey is a key of a whole number of at least lo (with none, "none"
+// is -1), at *field(o).
+func wholeKey(name, doc string, lo int, none bool, field func(*OpeningSettings) *int) openingKey {
+	return openingKey{name, doc,
+		func(o *OpeningSettings, v string) (err error) { *field(o), err = parseWhole(v, lo, none); return },
+		func(o OpeningSettings) string {
+			switch n := *field(&o); {
+			case n == 0:
+				return ""
+			case n < 0:
+				return "none"
+			default:
+				return strconv.Itoa(n)
+			}
+		}}
 }
 
-func shareText(f float64) string {
-	switch {
-	case f == 0:
-		return ""
-	case f < 0:
-		return "none"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+// shareKey is a key of a share in (0, hi], or "none" (-1), at *field(o).
+func shareKey(name, doc string, hi float64, field func(*OpeningSettings) *float64) openingKey {
+	return openingKey{name, doc,
+		func(o *OpeningSettings, v string) (err error) { *field(o), err = parseShare(v, hi); return },
+		func(o OpeningSettings) string {
+			switch f := *field(&o); {
+			case f == 0:
+				return ""
+			case f < 0:
+				return "none"
+			default:
+				return strconv.FormatFloat(f, 'g', -1, 64)
+			}
+		}}
 }
 
-func flagText(b bool) string {
-	if b {
-		return "true"
-	}
-	return ""
+// boolKey is a boolean key at *field(o).
+func boolKey(name, doc string, field func(*OpeningSettings) *bool) openingKey {
+	return openingKey{name, doc,
+		func(o *OpeningSettings, v string) (err error) { *field(o), err = parseBool(v); return },
+		func(o OpeningSettings) string {
+			if *field(&o) {
+				return "true"
+			}
+			return ""
+		}}
 }
 
 // openingKeys are ParseOpening's keys, in String's order.
 var openingKeys = []openingKey{
-	{"evaluations", fmt.Sprintf("points hybrid proposes before the genetic algorithm takes over (default %d)", OpeningEvaluations),
-		func(o *OpeningSettings, v string) (err error) { o.Evaluations, err = parseWhole(v, 1, false); return },
-		func(o OpeningSettings) string { return wholeText(o.Evaluations) }},
-	{"share", fmt.Sprintf("the largest share of the search's evaluation budget hybrid proposes (default %.3g; none: no bound)", OpeningShare),
-		func(o *OpeningSettings, v string) (err error) { o.Share, err = parseShare(v, 1); return },
-		func(o OpeningSettings) string { return shareText(o.Share) }},
-	{"anchored", fmt.Sprintf("anchored moves of each start point measured first (default %d; none)", OpeningAnchored),
-		func(o *OpeningSettings, v string) (err error) { o.Anchored, err = parseWhole(v, 1, true); return },
-		func(o OpeningSettings) string { return wholeText(o.Anchored) }},
-	{"neighbours", fmt.Sprintf("neighbours of the start points measured before the first model (default %d; none: hybrid's random points instead)", OpeningNeighbours),
-		func(o *OpeningSettings, v string) (err error) { o.Neighbours, err = parseWhole(v, 1, true); return },
-		func(o OpeningSettings) string { return wholeText(o.Neighbours) }},
-	{"plateau", fmt.Sprintf("the share of the best time within which the first points make a plateau (default %g; none)", OpeningPlateau),
-		func(o *OpeningSettings, v string) (err error) { o.Plateau, err = parseShare(v, 10); return },
-		func(o OpeningSettings) string { return shareText(o.Plateau) }},
-	{"plateau-rounds", fmt.Sprintf("the first rounds a plateau widens (default %d)", OpeningPlateauRounds),
-		func(o *OpeningSettings, v string) (err error) { o.PlateauRounds, err = parseWhole(v, 1, false); return },
-		func(o OpeningSettings) string { return wholeText(o.PlateauRounds) }},
-	{"global-rounds", "the first rounds that choose a point anywhere, every point of a later round local (default 0: every round; 2: a candidate)",
-		func(o *OpeningSettings, v string) (err error) { o.GlobalRounds, err = parseWhole(v, 0, false); return },
-		func(o OpeningSettings) string { return wholeText(o.GlobalRounds) }},
-	{"cover", "the first local point of each round gives a parameter of at most this many values a value never measured (default 0: none; 2: flags, a candidate)",
-		func(o *OpeningSettings, v string) (err error) { o.Cover, err = parseWhole(v, 0, false); return },
-		func(o OpeningSettings) string { return wholeText(o.Cover) }},
-	{"omit-illegal", "leave the points the space cannot hold out of the model (default false: the slowest time; a candidate)",
-		func(o *OpeningSettings, v string) (err error) { o.OmitIllegal, err = parseBool(v); return },
-		func(o OpeningSettings) string { return flagText(o.OmitIllegal) }},
-	{"isotropic", "one length scale for all parameters (default false: one per parameter)",
-		func(o *OpeningSettings, v string) (err error) { o.Isotropic, err = parseBool(v); return },
-		func(o OpeningSettings) string { return flagText(o.Isotropic) }},
+	wholeKey("evaluations", fmt.Sprintf("points hybrid proposes before the genetic algorithm takes over (default %d)", OpeningEvaluations), 1, false,
+		func(o *OpeningSettings) *int { return &o.Evaluations }),
+	shareKey("share", fmt.Sprintf("the largest share of the search's evaluation budget hybrid proposes (default %.3g; none: no bound)", OpeningShare), 1,
+		func(o *OpeningSettings) *float64 { return &o.Share }),
+	wholeKey("anchored", fmt.Sprintf("anchored moves of each start point measured first (default %d; none)", OpeningAnchored), 1, true,
+		func(o *OpeningSettings) *int { return &o.Anchored }),
+	wholeKey("neighbours", fmt.Sprintf("neighbours of the start points measured before the first model (default %d; none: hybrid's random points instead)", OpeningNeighbours), 1, true,
+		func(o *OpeningSettings) *int { return &o.Neighbours }),
+	shareKey("plateau", fmt.Sprintf("the share of the best time within which the first points make a plateau (default %g; none)", OpeningPlateau), 10,
+		func(o *OpeningSettings) *float64 { return &o.Plateau }),
+	wholeKey("plateau-rounds", fmt.Sprintf("the first rounds a plateau widens (default %d)", OpeningPlateauRounds), 1, false,
+		func(o *OpeningSettings) *int { return &o.PlateauRounds }),
+	wholeKey("global-rounds", "the first rounds that choose a point anywhere, every point of a later round local (default 0: every round; 2: a candidate)", 0, false,
+		func(o *OpeningSettings) *int { return &o.GlobalRounds }),
+	wholeKey("cover", "the first local point of each round gives a parameter of at most this many values a value never measured (default 0: none; 2: flags, a candidate)", 0, false,
+		func(o *OpeningSettings) *int { return &o.Cover }),
+	boolKey("omit-illegal", "leave the points the space cannot hold out of the model (default false: the slowest time; a candidate)",
+		func(o *OpeningSettings) *bool { return &o.OmitIllegal }),
+	boolKey("isotropic", "one length scale for all parameters (default false: one per parameter)",
+		func(o *OpeningSettings) *bool { return &o.Isotropic }),
 	{"then", fmt.Sprintf("the search that takes over: %s (the default) or %s", ThenGenetic, ThenModel),
 		func(o *OpeningSettings, v string) error {
 			if v != ThenGenetic && v != ThenModel {
@@ -229,4 +237,15 @@ func (o OpeningSettings) WithThen(then string) (OpeningSettings, error) {
 		return o, fmt.Errorf("the opening's continuation is given twice, %s (--then) and %s (--opening then=)", then, o.Then)
 	}
 	return o, nil
+}
+
+// Settings returns the settings of opt that the strategy named name reads
+// and that differ from its defaults, as its flag takes them: the
+// opening's (OpeningSettings.String, its continuation included); "" for
+// the defaults and for the other strategies.
+func (opt Options) Settings(name string) string {
+	if name != Opening {
+		return ""
+	}
+	return opt.Opening.String()
 }
