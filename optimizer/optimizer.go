@@ -420,7 +420,7 @@ func reused(tuning func(*autotune.Report, float64) *Tuning, s *search, ps *trans
 	rep := &autotune.Report{Strategy: s.strategy.Name(), Seed: s.seed, SpaceSize: s.space.Size(), Stopped: autotune.StopReused}
 	params := r.Params
 	if !r.Exact {
-		params = carry(r.Params, r.from, ps.Domain)
+		params = transforms.Carry(r.Params, r.from, ps.Domain)
 	}
 	var tp transforms.Params
 	var err error

@@ -400,7 +400,11 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 		r.fail(err)
 		return plan{}
 	}
-	near = slices.DeleteFunc(near, func(n records.Neighbour) bool { return n.Problem.ID == r.id || !pinned(n.Best.Params, set.Fixed) })
+	near = slices.DeleteFunc(near, func(n records.Neighbour) bool { return n.Problem.ID == r.id })
+	if near, err = r.pinnedBests(near, set.Fixed); err != nil {
+		r.fail(err)
+		return plan{}
+	}
 	if set.Reuse == ReuseBest && !budget && len(near) > 0 {
 		n := near[0]
 		p.reuse = &Reused{Problem: n.Problem.ID, Sizes: n.Problem.Key.Sizes(), Run: n.Best.Run, Date: n.Best.Ended, Params: n.Best.Params, Ms: n.Best.Ms, from: n.Problem.Key.Global}
@@ -425,7 +429,10 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			r.fail(err)
 			return plan{}
 		}
-		kin = slices.DeleteFunc(kin, func(n records.Neighbour) bool { return !pinned(n.Best.Params, set.Fixed) })
+		if kin, err = r.pinnedBests(kin, set.Fixed); err != nil {
+			r.fail(err)
+			return plan{}
+		}
 		kin = kin[:min(kinSeeds, len(kin))]
 		p.seeds = append(p.seeds, seedsOf(kin, kinSeeds, ps.Domain)...)
 		for _, n := range kin {
@@ -440,7 +447,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 func seedsOf(ns []records.Neighbour, n int, domain []int) []map[string]int {
 	var out []map[string]int
 	for _, nb := range ns[:min(n, len(ns))] {
-		out = append(out, carry(nb.Best.Params, nb.Problem.Key.Global, domain))
+		out = append(out, transforms.Carry(nb.Best.Params, nb.Problem.Key.Global, domain))
 	}
 	return out
 }
@@ -559,6 +566,36 @@ func (r *recording) baseline(runs []records.Run, id string) float64 {
 	return 0
 }
 
+// pinnedBests gives each of ns the fastest verified setting recorded of
+// its problem that has the pinned values fixed: its best when that has
+// them, else (a problem tuned with other pins too, whose best is one of
+// theirs) the fastest of its evaluations that has them; it leaves out a
+// problem with none. The evaluations are read only for such a problem.
+func (r *recording) pinnedBests(ns []records.Neighbour, fixed map[transforms.Name]int) ([]records.Neighbour, error) {
+	var out []records.Neighbour
+	for _, n := range ns {
+		if pinned(n.Best.Params, fixed) {
+			out = append(out, n)
+			continue
+		}
+		evals, err := r.db.Evaluations(n.Problem.ID)
+		if err != nil {
+			return nil, err
+		}
+		best := -1
+		for i, e := range evals {
+			if e.Outcome == autotune.OK && pinned(e.Params, fixed) && (best < 0 || e.Ms < evals[best].Ms) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			n.Best = evals[best]
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
 // pinned reports whether a recorded setting has the pinned values.
 func pinned(params map[string]int, fixed map[transforms.Name]int) bool {
 	for n, v := range fixed {
@@ -567,23 +604,6 @@ func pinned(params map[string]int, fixed map[transforms.Name]int) bool {
 		}
 	}
 	return true
-}
-
-// carry returns the setting m of a problem over domain from carried over
-// to domain to: each global size keeps the number of blocks a work-item
-// computes (the size of the new domain divided by it, rounded up to a
-// multiple of the local size); the other parameters are kept.
-func carry(m map[string]int, from, to []int) map[string]int {
-	out := maps.Clone(m)
-	for d := 0; d < len(from) && d < len(to); d++ {
-		bsz, lsz, sz := max(1, m[string(transforms.Block(d))]), max(1, m[string(transforms.Local(d))]), m[string(transforms.Global(d))]
-		if sz <= 0 {
-			continue
-		}
-		per := ceilDiv(ceilDiv(from[d], bsz), sz)
-		out[string(transforms.Global(d))] = ceilDiv(ceilDiv(ceilDiv(to[d], bsz), per), lsz) * lsz
-	}
-	return out
 }
 
 // begin records the start of the tuning's run: the cut run it goes on

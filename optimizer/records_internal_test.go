@@ -121,6 +121,7 @@ func TestPlan(t *testing.T) {
 	}
 	pinned := other
 	pinned.Fixed = map[transforms.Name]int{transforms.Local(0): 4}
+	pinned4 := pinned
 	if p := plan(k, pinned, true); p.reuse == nil || p.reuse.Ms != 3 {
 		t.Errorf("the recorded best with lszx=4: %+v", p.reuse)
 	}
@@ -151,6 +152,21 @@ func TestPlan(t *testing.T) {
 	p = plan(k2, other, true)
 	if p.reuse != nil || len(p.seeds) != 2 || p.seeds[0]["szx"] != 512 || p.seeds[0]["bszx"] != 8 || p.seeds[1]["szx"] != 4096 {
 		t.Errorf("nearest shapes, a budget: seeds %v, want 2048's best first (bszx=8, szx=512: one block per work-item, as there), then 512's", p.seeds)
+	}
+	// Pinned (lszx=4), where neither shape's best has it: the fastest
+	// setting of each that has it (2048's at 3 ms, 512's at 18 ms),
+	// carried over.
+	p = plan(k2, pinned4, true)
+	if p.reuse != nil || len(p.seeds) != 2 || p.seeds[0]["bszx"] != 2 || p.seeds[0]["lszx"] != 4 || p.seeds[0]["szx"] != 2048 || p.seeds[1]["bszx"] != 1 || p.seeds[1]["lszx"] != 4 || p.seeds[1]["szx"] != 4096 {
+		t.Errorf("nearest shapes with lszx=4 pinned: seeds %v, want 2048's best with lszx=4 (bszx=2, szx=2048), then 512's (bszx=1, szx=4096)", p.seeds)
+	}
+	if p := plan(k2, pinned4, false); p.reuse == nil || p.reuse.Ms != 3 || p.reuse.Params["lszx"] != 4 {
+		t.Errorf("nearest shape with lszx=4 pinned, no budget: %+v", p.reuse)
+	}
+	pinned8 := other
+	pinned8.Fixed = map[transforms.Name]int{transforms.Local(0): 3}
+	if p := plan(k2, pinned8, true); len(p.seeds) != 0 {
+		t.Errorf("lszx=3 pinned: seeds %v, want none (no setting recorded has it)", p.seeds)
 	}
 }
 
@@ -249,28 +265,18 @@ func TestPlanKin(t *testing.T) {
 	}
 	pinned := set
 	pinned.Fixed = map[transforms.Name]int{transforms.Local(0): 4}
+	if p := plan(me, pinned, true); len(p.seeds) != 1 || p.seeds[0]["bszx"] != 4 || p.seeds[0]["lszx"] != 4 || p.seeds[0]["szx"] != 512 {
+		t.Errorf("lszx=4 pinned: seeds %v, want the other driver's fastest with lszx=4 (its best lacks it), the other device none", p.seeds)
+	}
+	pinned.Fixed = map[transforms.Name]int{transforms.Local(0): 16}
 	if p := plan(me, pinned, true); len(p.seeds) != 0 {
-		t.Errorf("lszx=4 pinned: seeds %v, want none (no kin's best has it)", p.seeds)
+		t.Errorf("lszx=16 pinned: seeds %v, want none (no kin's setting has it)", p.seeds)
 	}
 	cont := set
 	cont.Reuse = ReuseContinue
 	recordRun(t, db, me, set, "budget", 0, planEval(1, 1, 2048, 3))
 	if p := plan(me, cont, true); len(p.seeds) != 1 || p.seeds[0]["szx"] != 2048 {
 		t.Errorf("with a verified best of its own: seeds %v, want its own only", p.seeds)
-	}
-}
-
-// TestCarry checks that a setting carried to another shape keeps the
-// blocks per work-item.
-func TestCarry(t *testing.T) {
-	m := map[string]int{"bszx": 4, "lszx": 16, "szx": 128, "bszy": 1, "lszy": 4, "szy": 100, "uf": 2}
-	got := carry(m, []int{1024, 400}, []int{2048, 50})
-	want := map[string]int{"bszx": 4, "lszx": 16, "szx": 256, "bszy": 1, "lszy": 4, "szy": 16, "uf": 2}
-	if !maps.Equal(got, want) {
-		t.Errorf("carry = %v, want %v", got, want)
-	}
-	if m["szx"] != 128 {
-		t.Error("carry changed its argument")
 	}
 }
 
