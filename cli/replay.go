@@ -31,7 +31,9 @@ exhaustively (--problem; hplopt tune -s exhaustive --params PINS records one):
 every point recorded, failures as failures; a point never measured is
 illegal. Strategies start from the start points the table gives (the
 single-point setting and canonical shapes a live search starts from) unless
---no-start. --export-table writes the recorded space as a CSV table instead;
+--no-start; with --tuned, each search first starts from the best of the
+nearest of those tables of its kernel, carried to its sizes, as a live search
+starts from its tuning records. --export-table writes the recorded space as a CSV table instead;
 --landscape prints how it looks to a local search instead (rows near the
 optimum, local minima, steepest descent, the fitness flow graph's proportion
 of centrality, the start points' distance from the optimum). --tables replays
@@ -48,7 +50,7 @@ func init() {
 // replayFlags defines replay's flags; the values are read after parsing.
 type replayFlagValues struct {
 	table, problem, db, export, at, js, plot string
-	tables, subset, against                  string
+	tables, subset, against, tuned           string
 	share                                    float64
 	parallel                                 int
 	then                                     string
@@ -68,6 +70,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	fs.StringVar(&v.export, "export-table", "", "write the recorded space as a CSV table to `FILE` (with its problem and start points as # lines) and replay nothing")
 	fs.BoolVar(&v.landscape, "landscape", false, "print how the recorded space looks to a local search (rows near the optimum, local minima, steepest descent, the fitness flow graph's proportion of centrality, the start points' distance from the optimum; --json writes it) and replay nothing")
 	fs.BoolVar(&v.noStart, "no-start", false, "give the strategies no start points: each starts from random points")
+	fs.StringVar(&v.tuned, "tuned", "", "CSV tables these `GLOBS` match (comma-separated) taken for problems tuned before: each search first starts from the best setting of the 3 nearest in shape of its kernel's family (the same device, driver and search-space version; else of the 2 nearest on the platform's other devices or drivers), carried to its sizes, as a live search starts from its tuning records (of each problem its fastest row that has the replayed table's pins, the parameters it holds at one value; its own problem left out)")
 	var names []string
 	for _, n := range strategies.Names() {
 		if n != strategies.Exhaustive {
@@ -115,6 +118,9 @@ type replayConfig struct {
 	Parallel int
 	// Against is an earlier --tables --json output to compare with.
 	Against string
+	// Tuned are globs of CSV tables taken for problems tuned before
+	// (replay.Nearest gives each search's Config.Records from them).
+	Tuned string
 }
 
 func parseReplay(args []string) (*replayConfig, *flagSet, error) {
@@ -157,9 +163,11 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("give --landscape or --export-table, not both")
 	case v.landscape && v.plot != "":
 		return nil, fs, errors.New("--plot draws a replay; --landscape replays nothing")
+	case v.tuned != "" && (v.landscape || v.export != ""):
+		return nil, fs, errors.New("--tuned starts the searches of a replay; --landscape and --export-table replay nothing")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
-		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel, Against: v.against,
+		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel, Against: v.against, Tuned: v.tuned,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
 			Opening: v.opening}}
 	var err error
@@ -279,6 +287,15 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	if cfg.Landscape {
 		return printLandscape(cfg, t, stdout, stderr)
 	}
+	var tuned []string
+	if cfg.Tuned != "" {
+		others, err := loadTables("--tuned", cfg.Tuned, nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
+			return 1
+		}
+		cfg.Run.Records, tuned = replay.Nearest(t, others)
+	}
 	if cfg.Run.Evaluations == 0 {
 		cfg.Run.Evaluations = max(20, (t.Len()+9)/10)
 	}
@@ -316,6 +333,9 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %s, %s; random search's expected best %.4g ms (fraction %.3f)\n",
 		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), seeds, start, random, t.Optimum()/random)
+	if cfg.Tuned != "" {
+		fmt.Fprintf(stdout, "# %s\n", tunedLine(tuned))
+	}
 	for _, r := range results {
 		if r.Settings != "" {
 			fmt.Fprintf(stdout, "# strategy %s's settings: %s (the others its defaults)\n", r.Strategy, r.Settings)

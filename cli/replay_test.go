@@ -400,6 +400,43 @@ func TestReplayTables(t *testing.T) {
 	if strings.Contains(out, "syrk1024-h100.csv: ") {
 		t.Errorf("--against lists syrk 1024, unchanged:\n%s", out)
 	}
+	// Started from the best of its other sizes (--tuned), as a live
+	// search with them in its records: gs-update 4096 meets the target.
+	js2 := filepath.Join(dir, "tuned.json")
+	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024*.csv", "--tuned", "../testdata/replay/gs-update*.csv", "--against", js, "--json", js2)
+	for _, want := range []string{
+		"# --tuned ../testdata/replay/gs-update*.csv: the searches of 1 of the 2 tables first start from the best of the nearest of those tables of their kernel",
+		"\ngs-update4096-h200.csv: 0.930 yes -> 1.000 yes (now meets the target)\n",
+		"of the 2 tables in both, 1 gained the target, 0 lost it\n",
+	} {
+		if st != 0 || !strings.Contains(out, want) {
+			t.Errorf("--tuned: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)
+		}
+	}
+	var tuned struct {
+		Tuned  string `json:"tuned"`
+		Tables []struct {
+			Table string   `json:"table"`
+			Tuned []string `json:"tuned"`
+		} `json:"tables"`
+	}
+	data, err = os.ReadFile(js2)
+	if err == nil {
+		err = json.Unmarshal(data, &tuned)
+	}
+	if err != nil || tuned.Tuned != "../testdata/replay/gs-update*.csv" || len(tuned.Tables) != 2 ||
+		!reflect.DeepEqual(tuned.Tables[0].Tuned, []string{"gs-update5120-h200-fdtd.csv", "gs-update3072-h200.csv", "gs-update6144-h200.csv"}) || tuned.Tables[1].Tuned != nil {
+		t.Errorf("--tuned JSON: %+v, %v", tuned, err)
+	}
+	// One table: the line says where its searches start.
+	st, out, errs = hplopt("replay", "--table", "../testdata/replay/syrk1024-h100.csv", "-s", "random", "--seeds", "2", "--tuned", "../testdata/replay/syrk*.csv,../testdata/replay/gs-update*.csv")
+	if want := "# --tuned: the searches first start from the best of syrk1536-h200.csv, syrk2048-h200.csv, carried to these sizes"; st != 0 || !strings.Contains(out, want) {
+		t.Errorf("--table --tuned: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)
+	}
+	st, out, errs = hplopt("replay", "--table", "../testdata/replay/nbody32768-h100.csv", "-s", "random", "--seeds", "2", "--tuned", "../testdata/replay/nbody*.csv")
+	if want := "# --tuned: no table of this kernel's family or kin"; st != 0 || !strings.Contains(out, want) {
+		t.Errorf("--table --tuned, none: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)
+	}
 	// Another strategy, share and settings: named in the first line.
 	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/syrk1024-h100.csv", "--opening", "global-rounds=2", "--share", "0.05", "--seeds", "3")
 	if st != 0 || !strings.HasPrefix(out, "# opening (global-rounds=2), seeds 1 to 3, a budget of 0.05 of each table's rows") || !strings.Contains(out, "| syrk1024-h100.csv | 45 |") {
@@ -413,6 +450,9 @@ func TestReplayTables(t *testing.T) {
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "-s", "opening,random"}, "--tables replays one strategy, not 2 (-s opening,random)"},
 		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--share", "0.2"}, "--share is for --tables"},
 		{[]string{"--tables", "../testdata/replay/nothing*.csv"}, "--tables ../testdata/replay/nothing*.csv: no file matches"},
+		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--tuned", "../testdata/replay/nothing*.csv"}, "--tuned ../testdata/replay/nothing*.csv: no file matches"},
+		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--tuned", "../testdata/replay/nothing*.csv"}, "--tuned ../testdata/replay/nothing*.csv: no file matches"},
+		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--tuned", "../testdata/replay/syrk*.csv", "--landscape"}, "--tuned starts the searches of a replay; --landscape and --export-table replay nothing"},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "-s", "random", "--opening", "cover=2"}, "hplopt replay: the opening's settings (cover=2) are for strategy opening, not random\nusage:"},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--subset", filepath.Join(dir, "none.txt")}, "--subset: open "},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--against", subset}, "--against " + subset + ": not a replay --tables --json output"},

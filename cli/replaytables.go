@@ -17,21 +17,24 @@ import (
 
 // tablesReport is what hplopt replay --tables --json writes.
 type tablesReport struct {
-	Strategy  string            `json:"strategy"`
-	Settings  string            `json:"settings,omitempty"`
-	FirstSeed int               `json:"first_seed"`
-	Seeds     int               `json:"seeds"`
-	Share     float64           `json:"share"`
-	Tables    []replay.Standing `json:"tables"`
-	All       replay.Tally      `json:"all"`
-	Subset    *replay.Tally     `json:"subset,omitempty"`
+	Strategy  string  `json:"strategy"`
+	Settings  string  `json:"settings,omitempty"`
+	FirstSeed int     `json:"first_seed"`
+	Seeds     int     `json:"seeds"`
+	Share     float64 `json:"share"`
+	// Tuned are the --tuned globs; each standing names the tables its
+	// searches started from.
+	Tuned  string            `json:"tuned,omitempty"`
+	Tables []replay.Standing `json:"tables"`
+	All    replay.Tally      `json:"all"`
+	Subset *replay.Tally     `json:"subset,omitempty"`
 	// Missed names the tables that do not meet the target.
 	Missed []string `json:"missed"`
 }
 
-// tableFiles returns the files the comma-separated globs match, sorted,
-// each once; an error names a glob that matches none.
-func tableFiles(globs string) ([]string, error) {
+// tableFiles returns the files the comma-separated globs of flag match,
+// sorted, each once; an error names a glob that matches none.
+func tableFiles(flag, globs string) ([]string, error) {
 	var files []string
 	for _, g := range strings.Split(globs, ",") {
 		g = strings.TrimSpace(g)
@@ -40,10 +43,10 @@ func tableFiles(globs string) ([]string, error) {
 		}
 		m, err := filepath.Glob(g)
 		if err != nil {
-			return nil, fmt.Errorf("--tables %s: %w", g, err)
+			return nil, fmt.Errorf("%s %s: %w", flag, g, err)
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("--tables %s: no file matches", g)
+			return nil, fmt.Errorf("%s %s: no file matches", flag, g)
 		}
 		files = append(files, m...)
 	}
@@ -58,7 +61,7 @@ func tableFiles(globs string) ([]string, error) {
 // ends it with an error before anything is replayed or after every other
 // table; an interrupt prints the tables replayed so far.
 func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
-	files, err := tableFiles(cfg.Tables)
+	files, err := tableFiles("--tables", cfg.Tables)
 	var subset []string
 	if err == nil && cfg.Subset != "" {
 		if subset, err = replay.ReadNames(cfg.Subset); err != nil {
@@ -69,22 +72,30 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	if err == nil && cfg.Against != "" {
 		before, err = readTablesReport(cfg.Against)
 	}
-	tables := make([]*replay.Table, len(files))
-	for i, f := range files {
-		if err != nil {
-			break
-		}
-		tables[i], err = replay.LoadCSV(f)
+	var tables, tuned []*replay.Table
+	if err == nil {
+		tables, err = loadTables("--tables", cfg.Tables, nil)
+	}
+	if err == nil && cfg.Tuned != "" {
+		tuned, err = loadTables("--tuned", cfg.Tuned, tables)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
 		return 1
+	}
+	records := make([][]map[string]int, len(tables))
+	from := make([][]string, len(tables))
+	for i, t := range tables {
+		if tuned != nil {
+			records[i], from[i] = replay.Nearest(t, tuned)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	run := func(i int) replay.Config {
 		c := cfg.Run
 		c.Evaluations = replay.EveryBudget(tables[i].Len(), cfg.Share)
+		c.Records = records[i]
 		return c
 	}
 	done := 0
@@ -95,7 +106,7 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 		}
 	})
 	first, seeds := cfg.Run.SeedRange()
-	rep := tablesReport{Strategy: cfg.Run.Strategies[0], FirstSeed: first, Seeds: seeds, Share: cfg.Share}
+	rep := tablesReport{Strategy: cfg.Run.Strategies[0], FirstSeed: first, Seeds: seeds, Share: cfg.Share, Tuned: cfg.Tuned}
 	// The strategy's name in full and its settings, from a replay.
 	if i := slices.IndexFunc(results, func(r *replay.Result) bool { return r != nil }); i >= 0 {
 		rep.Strategy, rep.Settings = results[i].Strategy, results[i].Settings
@@ -108,7 +119,11 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		rep.Tables = append(rep.Tables, replay.Stand(tables[i], r))
+		s := replay.Stand(tables[i], r)
+		for _, f := range from[i] {
+			s.Tuned = append(s.Tuned, filepath.Base(f))
+		}
+		rep.Tables = append(rep.Tables, s)
 	}
 	var sub replay.Tally
 	rep.Missed = []string{}
@@ -130,6 +145,15 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "# %s, seeds %d to %d, a budget of %.3g of each table's rows (at least 20 evaluations); the target: a median of at least %.2f of the optimum after %.3g%% of the rows, and beating random search from 20 evaluations\n",
 		name, first, first+seeds-1, cfg.Share, replay.TargetFraction, 100*replay.TargetShare)
+	if cfg.Tuned != "" {
+		started := 0
+		for _, s := range rep.Tables {
+			if len(s.Tuned) > 0 {
+				started++
+			}
+		}
+		fmt.Fprintf(stdout, "# --tuned %s: the searches of %d of the %d tables first start from the best of the nearest of those tables of their kernel (the JSON's tuned names them); the others as without\n", cfg.Tuned, started, len(rep.Tables))
+	}
 	for _, line := range replay.StandingLines(rep.Tables) {
 		fmt.Fprintln(stdout, line)
 	}
@@ -204,6 +228,9 @@ func compareTables(w io.Writer, file string, before, now *tablesReport) {
 	if before.Settings != "" {
 		name += " (" + before.Settings + ")"
 	}
+	if before.Tuned != "" {
+		name += ", --tuned " + before.Tuned
+	}
 	fmt.Fprintf(w, "# against %s: %s, seeds %d to %d, a budget of %.3g; each changed table: the median after 2.5%% and whether it beats random search, before -> now\n",
 		file, name, before.FirstSeed, before.FirstSeed+before.Seeds-1, before.Share)
 	gained, lost, both := 0, 0, 0
@@ -226,4 +253,38 @@ func compareTables(w io.Writer, file string, before, now *tablesReport) {
 		fmt.Fprintf(w, "%s: %.3f %s -> %.3f %s%s\n", s.Table, b.Fraction, yes(b.BeatsRandom), s.Fraction, yes(s.BeatsRandom), note)
 	}
 	fmt.Fprintf(w, "against %s: of the %d tables in both, %d gained the target, %d lost it\n", file, both, gained, lost)
+}
+
+// loadTables loads the CSV tables the globs of flag match (tableFiles),
+// taking those of loaded (by name) instead of loading them again.
+func loadTables(flag, globs string, loaded []*replay.Table) ([]*replay.Table, error) {
+	files, err := tableFiles(flag, globs)
+	if err != nil {
+		return nil, err
+	}
+	var out []*replay.Table
+	for _, f := range files {
+		if i := slices.IndexFunc(loaded, func(t *replay.Table) bool { return t.Name() == f }); i >= 0 {
+			out = append(out, loaded[i])
+			continue
+		}
+		t, err := replay.LoadCSV(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// tunedLine says which tables a search with --tuned first starts from.
+func tunedLine(from []string) string {
+	if len(from) == 0 {
+		return "--tuned: no table of this kernel's family or kin (or all of its own problem, or of other pins): the searches start as without"
+	}
+	names := make([]string, len(from))
+	for i, f := range from {
+		names[i] = filepath.Base(f)
+	}
+	return "--tuned: the searches first start from the best of " + strings.Join(names, ", ") + ", carried to these sizes, as a live search from its tuning records"
 }

@@ -736,6 +736,38 @@ func TestDefaultOnRepeatingTables(t *testing.T) {
 	}
 }
 
+// TestRecordsOnRepeatingTables: the default, each search first started
+// from the best of the nearest committed tables of its kernel (Nearest:
+// hplopt replay --tables --tuned 'testdata/replay/*.csv', as a live search
+// starts from its tuning records when the kernel was tuned at other
+// sizes), meets the target on every table that repeats, the
+// misses of TestDefaultOnRepeatingTables included.
+func TestRecordsOnRepeatingTables(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays the tables of repeating.txt, 20 seeds each")
+	}
+	_, all := committedTables(t, "*.csv")
+	byName := map[string]*Table{}
+	for _, tab := range all {
+		byName[filepath.Base(tab.Name())] = tab
+	}
+	for _, file := range repeatingTables(t) {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			tab := byName[file]
+			recs, from := Nearest(tab, all)
+			at := int(math.Ceil(0.025 * float64(tab.Len())))
+			rs, err := Replay(context.Background(), tab, Config{Strategies: []string{strategies.Default}, Evaluations: tab.Len() / 10, Records: recs, Stop: optimumFound(tab.Optimum())})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rs[0].At(at).MedianFraction; got < 0.95 || !rs[0].BeatsRandom {
+				t.Errorf("started from the best of %v: median fraction %.3f of the optimum after %d evaluations, beating random search from 20: %v; want at least 0.95, and yes", from, got, at, rs[0].BeatsRandom)
+			}
+		})
+	}
+}
+
 // optimumFound is a stop condition that holds once a search found a time
 // of at most opt, the table's optimum: from there its best-so-far curve,
 // and so every figure of its replay, is the same whether it goes on or not.

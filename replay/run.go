@@ -53,6 +53,13 @@ type Config struct {
 	// Opening tunes strategy opening (strategies.Options.Opening); other
 	// strategies ignore it. Default: strategies.OpeningSettings{}.
 	Opening strategies.OpeningSettings
+	// Records are settings that a live search's tuning records give it
+	// (the best of the nearest recorded shapes of its kernel, carried to
+	// its sizes: Nearest), given to the strategies before the table's
+	// start points, as the optimizer gives them; those the table's space
+	// does not hold once repaired are dropped. Default nil: none, a
+	// search of a kernel never tuned.
+	Records []map[string]int
 }
 
 // preparing is a table's evaluator that says it prepares points, so that
@@ -192,9 +199,7 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 		seed := uint64(first + s)
 		ev := t.Evaluator()
 		opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic, Batch: cfg.Batch, Opening: cfg.Opening}
-		if !cfg.NoStart {
-			opt.Seeds = t.Start()
-		}
+		opt.Seeds = t.seeds(cfg.Records, !cfg.NoStart)
 		strat := info.New(t.space, autotune.NewRand(seed), opt)
 		set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
 		var eval autotune.Evaluator = ev

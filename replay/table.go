@@ -299,6 +299,7 @@ type Table struct {
 	space  *autotune.Space
 	valid  []float64 // the recorded times, ascending
 	start  []autotune.Point
+	meta   [][2]string // the source's metadata (Meta), when it has any
 }
 
 // Load builds the table of src; name says where it comes from. Every row
@@ -362,18 +363,47 @@ func Load(src Source, name string) (*Table, error) {
 	if t.space, err = autotune.NewSpace(ps...); err != nil {
 		return nil, fmt.Errorf("replay: %s: %w", name, err)
 	}
-	// The start points as a live search takes them: repaired into the
-	// space, those naming a parameter it lacks dropped.
-	seen := map[string]bool{}
-	for _, m := range src.Start() {
+	t.start = t.points(src.Start(), nil)
+	if m, ok := src.(interface{ Meta() [][2]string }); ok {
+		t.meta = m.Meta()
+	}
+	return t, nil
+}
+
+// points returns settings ms as a live search takes them: repaired into
+// the space, those naming a parameter it lacks or in seen (keys; nil:
+// none) dropped, without repeats.
+func (t *Table) points(ms []map[string]int, seen map[string]bool) []autotune.Point {
+	if seen == nil {
+		seen = map[string]bool{}
+	}
+	var out []autotune.Point
+	for _, m := range ms {
 		if p, err := t.space.PointOf(m); err == nil {
 			if p = t.space.Repair(p); !seen[p.Key()] {
 				seen[p.Key()] = true
-				t.start = append(t.start, p)
+				out = append(out, p)
 			}
 		}
 	}
-	return t, nil
+	return out
+}
+
+// seeds returns the points a search of the table starts from: records
+// (Config.Records) as points, then the start points when start, without
+// repeats.
+func (t *Table) seeds(records []map[string]int, start bool) []autotune.Point {
+	seen := map[string]bool{}
+	out := t.points(records, seen)
+	if start {
+		for _, p := range t.start {
+			if !seen[p.Key()] {
+				seen[p.Key()] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // Start returns the start points of the source (Source.Start), repaired

@@ -46,6 +46,9 @@ type Standing struct {
 	// Scores are the scores after 20 evaluations, 2.5%, 5% and 10% of
 	// the rows (those beyond Budget at Budget).
 	Scores [4]float64 `json:"scores"`
+	// Tuned names the tables whose best the searches first started from
+	// (Config.Records, from Nearest); empty for none.
+	Tuned []string `json:"tuned,omitempty"`
 }
 
 // Met reports whether the replay meets the target on its table.
