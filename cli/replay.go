@@ -55,7 +55,7 @@ type replayFlagValues struct {
 	parallel                                 int
 	then                                     string
 	opening                                  strategies.OpeningSettings
-	noStart, landscape                       bool
+	noStart, landscape, tunedFound           bool
 	stop                                     autotune.Stop
 	strats                                   []string
 	evals, seeds, firstSeed, batch           int
@@ -70,6 +70,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	fs.StringVar(&v.export, "export-table", "", "write the recorded space as a CSV table to `FILE` (with its problem and start points as # lines) and replay nothing")
 	fs.BoolVar(&v.landscape, "landscape", false, "print how the recorded space looks to a local search (rows near the optimum, local minima, steepest descent, the fitness flow graph's proportion of centrality, the start points' distance from the optimum; --json writes it) and replay nothing")
 	fs.BoolVar(&v.noStart, "no-start", false, "give the strategies no start points: each starts from random points")
+	fs.BoolVar(&v.tunedFound, "tuned-found", false, "with --tuned, take of each tuned table only the rows one search of the default measured (seed 1, a tenth of the table, from its start points), as a user's earlier search leaves them in the records, instead of every row")
 	fs.StringVar(&v.tuned, "tuned", "", "CSV tables these `GLOBS` match (comma-separated) taken for problems tuned before: each search first starts from the best setting of the 3 nearest in shape of its kernel's family (the same device, driver and search-space version; else of the 2 nearest on the platform's other devices or drivers), carried to its sizes, as a live search starts from its tuning records (of each problem its fastest row that has the replayed table's pins, the parameters it holds at one value; its own problem left out)")
 	var names []string
 	for _, n := range strategies.Names() {
@@ -119,8 +120,11 @@ type replayConfig struct {
 	// Against is an earlier --tables --json output to compare with.
 	Against string
 	// Tuned are globs of CSV tables taken for problems tuned before
-	// (replay.Nearest gives each search's Config.Records from them).
-	Tuned string
+	// (replay.Nearest gives each search's Config.Records from them);
+	// with TunedFound, only the rows one search of the default measured
+	// of each (replay.Searched).
+	Tuned      string
+	TunedFound bool
 }
 
 func parseReplay(args []string) (*replayConfig, *flagSet, error) {
@@ -165,9 +169,11 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("--plot draws a replay; --landscape replays nothing")
 	case v.tuned != "" && (v.landscape || v.export != ""):
 		return nil, fs, errors.New("--tuned starts the searches of a replay; --landscape and --export-table replay nothing")
+	case v.tunedFound && v.tuned == "":
+		return nil, fs, errors.New("--tuned-found is for --tuned")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
-		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel, Against: v.against, Tuned: v.tuned,
+		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel, Against: v.against, Tuned: v.tuned, TunedFound: v.tunedFound,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
 			Opening: v.opening}}
 	var err error
@@ -289,7 +295,7 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	}
 	var tuned []string
 	if cfg.Tuned != "" {
-		others, err := loadTables("--tuned", cfg.Tuned, nil)
+		others, err := cfg.tunedTables(nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
 			return 1

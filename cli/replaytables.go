@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hplopt/hplopt/replay"
+	"github.com/hplopt/hplopt/strategies"
 )
 
 // tablesReport is what hplopt replay --tables --json writes.
@@ -24,10 +25,11 @@ type tablesReport struct {
 	Share     float64 `json:"share"`
 	// Tuned are the --tuned globs; each standing names the tables its
 	// searches started from.
-	Tuned  string            `json:"tuned,omitempty"`
-	Tables []replay.Standing `json:"tables"`
-	All    replay.Tally      `json:"all"`
-	Subset *replay.Tally     `json:"subset,omitempty"`
+	Tuned      string            `json:"tuned,omitempty"`
+	TunedFound bool              `json:"tuned_found,omitempty"`
+	Tables     []replay.Standing `json:"tables"`
+	All        replay.Tally      `json:"all"`
+	Subset     *replay.Tally     `json:"subset,omitempty"`
 	// Missed names the tables that do not meet the target.
 	Missed []string `json:"missed"`
 }
@@ -77,7 +79,7 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 		tables, err = loadTables("--tables", cfg.Tables, nil)
 	}
 	if err == nil && cfg.Tuned != "" {
-		tuned, err = loadTables("--tuned", cfg.Tuned, tables)
+		tuned, err = cfg.tunedTables(tables)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hplopt replay: %v\n", err)
@@ -106,7 +108,7 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 		}
 	})
 	first, seeds := cfg.Run.SeedRange()
-	rep := tablesReport{Strategy: cfg.Run.Strategies[0], FirstSeed: first, Seeds: seeds, Share: cfg.Share, Tuned: cfg.Tuned}
+	rep := tablesReport{Strategy: cfg.Run.Strategies[0], FirstSeed: first, Seeds: seeds, Share: cfg.Share, Tuned: cfg.Tuned, TunedFound: cfg.TunedFound}
 	// The strategy's name in full and its settings, from a replay.
 	if i := slices.IndexFunc(results, func(r *replay.Result) bool { return r != nil }); i >= 0 {
 		rep.Strategy, rep.Settings = results[i].Strategy, results[i].Settings
@@ -152,7 +154,11 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 				started++
 			}
 		}
-		fmt.Fprintf(stdout, "# --tuned %s: the searches of %d of the %d tables first start from the best of the nearest of those tables of their kernel (the JSON's tuned names them); the others as without\n", cfg.Tuned, started, len(rep.Tables))
+		found := ""
+		if cfg.TunedFound {
+			found = " --tuned-found (of each, the rows one search of the default measured)"
+		}
+		fmt.Fprintf(stdout, "# --tuned %s%s: the searches of %d of the %d tables first start from the best of the nearest of those tables of their kernel (the JSON's tuned names them); the others as without\n", cfg.Tuned, found, started, len(rep.Tables))
 	}
 	for _, line := range replay.StandingLines(rep.Tables) {
 		fmt.Fprintln(stdout, line)
@@ -230,6 +236,9 @@ func compareTables(w io.Writer, file string, before, now *tablesReport) {
 	}
 	if before.Tuned != "" {
 		name += ", --tuned " + before.Tuned
+		if before.TunedFound {
+			name += " --tuned-found"
+		}
 	}
 	fmt.Fprintf(w, "# against %s: %s, seeds %d to %d, a budget of %.3g; each changed table: the median after 2.5%% and whether it beats random search, before -> now\n",
 		file, name, before.FirstSeed, before.FirstSeed+before.Seeds-1, before.Share)
@@ -273,6 +282,23 @@ func loadTables(flag, globs string, loaded []*replay.Table) ([]*replay.Table, er
 			return nil, err
 		}
 		out = append(out, t)
+	}
+	return out, nil
+}
+
+// tunedTables loads the --tuned tables (loadTables, taking those of
+// loaded), with --tuned-found each cut to the rows one search of the
+// default measured (replay.Searched: seed 1, a tenth of the table).
+func (cfg *replayConfig) tunedTables(loaded []*replay.Table) ([]*replay.Table, error) {
+	tables, err := loadTables("--tuned", cfg.Tuned, loaded)
+	if err != nil || !cfg.TunedFound {
+		return tables, err
+	}
+	out := make([]*replay.Table, len(tables))
+	for i, t := range tables {
+		if out[i], err = replay.Searched(t, strategies.Default, 0.1, 1); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -2,6 +2,8 @@ package replay
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/hplopt/hplopt/autotune"
 	"github.com/hplopt/hplopt/records"
+	"github.com/hplopt/hplopt/strategies"
 	"github.com/hplopt/hplopt/transforms"
 )
 
@@ -206,3 +209,46 @@ func (t *Table) bestHolding(pins map[string]int) (best map[string]int, ms float6
 	}
 	return best, row.Ms, true
 }
+
+// Searched returns the rows of t that one search of strategy measured
+// (seed seed, share of t's rows as its budget, at least 20 evaluations,
+// from t's start points), as a table with t's metadata and no start
+// points: what the tuning records hold of t after that search, for
+// Nearest to take as a problem tuned before instead of every row of t.
+func Searched(t *Table, strategy string, share float64, seed uint64) (*Table, error) {
+	info, err := strategies.Lookup(strategy)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	n := EveryBudget(t.Len(), share)
+	ev := t.Evaluator()
+	strat := info.New(t.space, autotune.NewRand(seed), strategies.Options{Evaluations: n, Seeds: t.Start()})
+	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: n, Seed: seed, Clock: ev.Clock}, t.space, strat, ev)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %s: %w", t.name, err)
+	}
+	src := measured{t: t}
+	seen := map[string]bool{}
+	for _, e := range rep.History {
+		if r, ok := t.Lookup(e.Point); ok && !seen[e.Point.Key()] {
+			seen[e.Point.Key()] = true
+			src.rows = append(src.rows, r)
+		}
+	}
+	if len(src.rows) == 0 {
+		return nil, fmt.Errorf("replay: %s: a search of %s measured no row", t.name, info.Name)
+	}
+	return Load(src, t.name)
+}
+
+// measured is a Source of some rows of a table, with its metadata.
+type measured struct {
+	t    *Table
+	rows []Row
+}
+
+func (m measured) Params() []string        { return slices.Clone(m.t.params) }
+func (m measured) Labels(k int) []string   { return m.t.labels[k] }
+func (m measured) Rows() ([]Row, error)    { return m.rows, nil }
+func (m measured) Start() []map[string]int { return nil }
+func (m measured) Meta() [][2]string       { return slices.Clone(m.t.meta) }

@@ -105,3 +105,32 @@ func TestReplayRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestSearched: the table of what one search measured holds rows of the
+// table only, at most its budget of them (illegal points are not rows),
+// keeps its metadata, and gives Nearest what that search found.
+func TestSearched(t *testing.T) {
+	tables, _ := committedTables(t, "gs-update6144-h200.csv", "gs-update4096-h200.csv")
+	full := tables["gs-update6144-h200.csv"]
+	got, err := Searched(full, strategies.Default, 0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := got.Len(); n < 20 || n > EveryBudget(full.Len(), 0.1) {
+		t.Errorf("%d rows measured, want 20 to %d", n, EveryBudget(full.Len(), 0.1))
+	}
+	for key, r := range got.rows {
+		if fr, ok := full.rows[key]; !ok || fr.Ms != r.Ms || fr.Outcome != r.Outcome {
+			t.Errorf("row %s is not the table's", key)
+		}
+	}
+	if id, ok := got.identity(); !ok || id.kernel != "gs_update" {
+		t.Errorf("metadata lost: %+v", id)
+	}
+	if _, from := Nearest(tables["gs-update4096-h200.csv"], []*Table{got}); len(from) != 1 {
+		t.Errorf("Nearest from the searched table: %v", from)
+	}
+	if _, err := Searched(full, "nothing", 0.1, 1); err == nil {
+		t.Error("an unknown strategy: no error")
+	}
+}
