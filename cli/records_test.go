@@ -397,6 +397,41 @@ func TestTuneStartsFromKin(t *testing.T) {
 	}
 }
 
+// TestTuneStartsFromPinnedNearest tunes MATMUL at 64x64, then at 128x128
+// with lszx pinned to a value its best lacks but another setting it
+// measured has: the second search starts from the fastest such setting,
+// carried over (its blocks and work-groups kept), where it used to pass
+// the shape over and start from the single-point setting.
+func TestTuneStartsFromPinnedNearest(t *testing.T) {
+	needDevice(t)
+	if testing.Short() {
+		t.Skip("tunes for a few seconds")
+	}
+	dir := t.TempDir()
+	db, first, second := filepath.Join(dir, "r.db"), filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	hploptOK(t, []string{"tune", "matmul", "-n", "64,64", "-k", "64", "-s", "random", "-e", "8", "--seed", "3", "--db", db, "-q", "--json", first})
+	r := readReport(t, first)
+	var pin *autotune.JSONEval
+	for i, e := range r.History {
+		if e.Outcome == autotune.OK && e.Params["lszx"] != r.BestParams["lszx"] && (pin == nil || e.Ms < pin.Ms) {
+			pin = &r.History[i]
+		}
+	}
+	if pin == nil {
+		t.Fatalf("the first search measured no setting with another lszx than its best's: %+v", r.History)
+	}
+	hploptOK(t, []string{"tune", "matmul", "-n", "128,128", "-k", "64", "-e", "2", "--params", fmt.Sprintf("lszx=%d", pin.Params["lszx"]), "--db", db, "-q", "--json", second})
+	h := readReport(t, second).History
+	if len(h) == 0 {
+		t.Fatal("the second search measured nothing")
+	}
+	for _, name := range []string{"bszx", "bszy", "lszx", "lszy", "tw0", "uf", "vec"} {
+		if h[0].Params[name] != pin.Params[name] {
+			t.Errorf("the second search's first setting %v, want the first's fastest with lszx=%d carried over (%v): %s differs", h[0].Params, pin.Params["lszx"], pin.Params, name)
+		}
+	}
+}
+
 // TestBadRecords tunes with a records database that cannot be used: each
 // case gives one warning and a normal search, and no records.
 func TestBadRecords(t *testing.T) {

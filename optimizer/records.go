@@ -401,7 +401,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 		return plan{}
 	}
 	near = slices.DeleteFunc(near, func(n records.Neighbour) bool { return n.Problem.ID == r.id })
-	if near, err = r.pinnedBests(near, set.Fixed); err != nil {
+	if near, err = r.pinnedBests(near, set.Fixed, nearestSeeds); err != nil {
 		r.fail(err)
 		return plan{}
 	}
@@ -418,7 +418,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			p.seeds = append(p.seeds, e.Params)
 		}
 	}
-	p.seeds = append(p.seeds, seedsOf(near, 3, ps.Domain)...)
+	p.seeds = append(p.seeds, seedsOf(near, nearestSeeds, ps.Domain)...)
 	if len(near) == 0 && len(r.bests(1, set.Fixed)) == 0 {
 		// Nothing verified of this family (this device and driver): the
 		// nearest shapes' best on the platform's other devices and
@@ -429,11 +429,10 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			r.fail(err)
 			return plan{}
 		}
-		if kin, err = r.pinnedBests(kin, set.Fixed); err != nil {
+		if kin, err = r.pinnedBests(kin, set.Fixed, kinSeeds); err != nil {
 			r.fail(err)
 			return plan{}
 		}
-		kin = kin[:min(kinSeeds, len(kin))]
 		p.seeds = append(p.seeds, seedsOf(kin, kinSeeds, ps.Domain)...)
 		for _, n := range kin {
 			p.kin = append(p.kin, fmt.Sprintf("%s, %s", n.Problem.Key.Device, n.Problem.Key.Sizes()))
@@ -452,9 +451,13 @@ func seedsOf(ns []records.Neighbour, n int, domain []int) []map[string]int {
 	return out
 }
 
-// kinSeeds is how many settings recorded on other devices or drivers a
-// search of a family never recorded starts from.
-const kinSeeds = 2
+// nearestSeeds is how many of the nearest recorded shapes' settings a
+// search starts from, and kinSeeds how many recorded on other devices or
+// drivers a search of a family never recorded starts from.
+const (
+	nearestSeeds = 3
+	kinSeeds     = 2
+)
 
 // cut finds the last run of the problem with settings set that was cut
 // (never ended: killed; or stopped by a signal) before its budget was
@@ -570,15 +573,19 @@ func (r *recording) baseline(runs []records.Run, id string) float64 {
 // its problem that has the pinned values fixed: its best when that has
 // them, else (a problem tuned with other pins too, whose best is one of
 // theirs) the fastest of its evaluations that has them; it leaves out a
-// problem with none. The evaluations are read only for such a problem.
-func (r *recording) pinnedBests(ns []records.Neighbour, fixed map[transforms.Name]int) ([]records.Neighbour, error) {
+// problem with none, and keeps the first n (nearest first, as ns comes).
+// The evaluations are read only for such a problem, until n are kept.
+func (r *recording) pinnedBests(ns []records.Neighbour, fixed map[transforms.Name]int, n int) ([]records.Neighbour, error) {
 	var out []records.Neighbour
-	for _, n := range ns {
-		if pinned(n.Best.Params, fixed) {
-			out = append(out, n)
+	for _, nb := range ns {
+		if len(out) == n {
+			break
+		}
+		if pinned(nb.Best.Params, fixed) {
+			out = append(out, nb)
 			continue
 		}
-		evals, err := r.db.Evaluations(n.Problem.ID)
+		evals, err := r.db.Evaluations(nb.Problem.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -589,8 +596,8 @@ func (r *recording) pinnedBests(ns []records.Neighbour, fixed map[transforms.Nam
 			}
 		}
 		if best >= 0 {
-			n.Best = evals[best]
-			out = append(out, n)
+			nb.Best = evals[best]
+			out = append(out, nb)
 		}
 	}
 	return out, nil

@@ -15,9 +15,10 @@ import (
 	"github.com/hplopt/hplopt/transforms"
 )
 
-// The records a live search starts from (optimizer): the best of the
-// nearest recorded shapes of its family, else of its kin on the platform's
-// other devices and drivers.
+// The records a live search starts from (optimizer's nearestSeeds and
+// kinSeeds): the best of the three nearest recorded shapes of its family,
+// else of the two nearest of its kin on the platform's other devices and
+// drivers.
 const (
 	nearestFamily = 3
 	nearestKin    = 2
@@ -35,10 +36,10 @@ const (
 // tables (its sizes measured with other pins too) that holds the value of
 // each parameter t holds at one value (t's pins), as a live search with
 // those pins takes the fastest recorded setting that has them, and leaves
-// out a problem with none; t's own problem is left out too. Tables without the
-// metadata (the problem, kernel, sizes, device and space that WriteCSV
-// writes) or with a string-valued parameter (whose values are numbered
-// per table) give none and get none.
+// out a problem with none; t's own problem is left out too. Tables
+// without the metadata (the problem, kernel, sizes, device and space that
+// WriteCSV writes) or with a string-valued parameter (whose values are
+// numbered per table) give none and get none.
 func Nearest(t *Table, others []*Table) (seeds []map[string]int, from []string) {
 	me, ok := t.identity()
 	if !ok {
