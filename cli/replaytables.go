@@ -63,7 +63,7 @@ func tableFiles(flag, globs string) ([]string, error) {
 // ends it with an error before anything is replayed or after every other
 // table; an interrupt prints the tables replayed so far.
 func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
-	files, err := tableFiles("--tables", cfg.Tables)
+	tables, err := loadTables("--tables", cfg.Tables, nil)
 	var subset []string
 	if err == nil && cfg.Subset != "" {
 		if subset, err = replay.ReadNames(cfg.Subset); err != nil {
@@ -74,10 +74,7 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	if err == nil && cfg.Against != "" {
 		before, err = readTablesReport(cfg.Against)
 	}
-	var tables, tuned []*replay.Table
-	if err == nil {
-		tables, err = loadTables("--tables", cfg.Tables, nil)
-	}
+	var tuned []*replay.Table
 	if err == nil && cfg.Tuned != "" {
 		tuned, err = cfg.tunedTables(tables)
 	}
@@ -104,7 +101,7 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	results, errs := replay.ReplayTables(ctx, tables, cfg.Parallel, run, func(i int, err error) {
 		done++
 		if err == nil {
-			fmt.Fprintf(stderr, "replayed %d of %d: %s\n", done, len(tables), filepath.Base(files[i]))
+			fmt.Fprintf(stderr, "replayed %d of %d: %s\n", done, len(tables), filepath.Base(tables[i].Name()))
 		}
 	})
 	first, seeds := cfg.Run.SeedRange()
@@ -117,7 +114,7 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	for i, r := range results {
 		if errs[i] != nil {
 			if !errors.Is(errs[i], context.Canceled) {
-				failed = append(failed, fmt.Errorf("%s: %w", files[i], errs[i]))
+				failed = append(failed, fmt.Errorf("%s: %w", tables[i].Name(), errs[i]))
 			}
 			continue
 		}
