@@ -49,16 +49,16 @@ func init() {
 
 // replayFlags defines replay's flags; the values are read after parsing.
 type replayFlagValues struct {
-	table, problem, db, export, at, js, plot string
-	tables, subset, against, tuned           string
-	share                                    float64
-	parallel                                 int
-	then                                     string
-	opening                                  strategies.OpeningSettings
-	noStart, landscape, tunedFound           bool
-	stop                                     autotune.Stop
-	strats                                   []string
-	evals, seeds, firstSeed, batch           int
+	table, problem, db, export, at, js, plot  string
+	tables, subset, against, tuned            string
+	share                                     float64
+	parallel                                  int
+	then                                      string
+	opening                                   strategies.OpeningSettings
+	noStart, landscape, tunedFound            bool
+	stop                                      autotune.Stop
+	strats                                    []string
+	evals, seeds, firstSeed, batch, tunedSeed int
 }
 
 func replayFlags() (*flagSet, *replayFlagValues) {
@@ -70,7 +70,8 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	fs.StringVar(&v.export, "export-table", "", "write the recorded space as a CSV table to `FILE` (with its problem and start points as # lines) and replay nothing")
 	fs.BoolVar(&v.landscape, "landscape", false, "print how the recorded space looks to a local search (rows near the optimum, local minima, steepest descent, the fitness flow graph's proportion of centrality, the start points' distance from the optimum; --json writes it) and replay nothing")
 	fs.BoolVar(&v.noStart, "no-start", false, "give the strategies no start points: each starts from random points (with --tuned, from the records still)")
-	fs.BoolVar(&v.tunedFound, "tuned-found", false, "with --tuned, take of each tuned table only the rows one search of the default measured (seed 1, a tenth of the table, from its start points), as a user's earlier search leaves them in the records, instead of every row")
+	fs.BoolVar(&v.tunedFound, "tuned-found", false, "with --tuned, take of each tuned table only the rows one search of the default measured (seed --tuned-seed, a tenth of the table, from its start points), as a user's earlier search leaves them in the records, instead of every row")
+	intVar(fs, &v.tunedSeed, "tuned-seed", 1, 1, 1<<31-1, "with --tuned-found, the seed of the search of each tuned table")
 	fs.StringVar(&v.tuned, "tuned", "", "CSV tables these `GLOBS` match (comma-separated) taken for problems tuned before: each search first starts from the best setting of the 3 nearest in shape of its kernel's family (the same device, driver and search-space version; else of the 2 nearest on the platform's other devices or drivers), carried to its sizes, as a live search starts from its tuning records (of each problem its fastest row that has the replayed table's pins, the parameters it holds at one value; its own problem left out)")
 	var names []string
 	for _, n := range strategies.Names() {
@@ -122,9 +123,11 @@ type replayConfig struct {
 	// Tuned are globs of CSV tables taken for problems tuned before
 	// (replay.Nearest gives each search's Config.Records from them);
 	// with TunedFound, only the rows one search of the default measured
+	// (seed TunedSeed)
 	// of each (replay.Searched).
 	Tuned      string
 	TunedFound bool
+	TunedSeed  int
 }
 
 func parseReplay(args []string) (*replayConfig, *flagSet, error) {
@@ -171,9 +174,11 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 		return nil, fs, errors.New("--tuned starts the searches of a replay; --landscape and --export-table replay nothing")
 	case v.tunedFound && v.tuned == "":
 		return nil, fs, errors.New("--tuned-found is for --tuned")
+	case given["tuned-seed"] && !v.tunedFound:
+		return nil, fs, errors.New("--tuned-seed is for --tuned-found")
 	}
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
-		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel, Against: v.against, Tuned: v.tuned, TunedFound: v.tunedFound,
+		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel, Against: v.against, Tuned: v.tuned, TunedFound: v.tunedFound, TunedSeed: v.tunedSeed,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
 			Opening: v.opening}}
 	var err error
@@ -340,7 +345,7 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "# %s: %d points (%d failed), optimum %.4g ms; %d evaluations (%.1f%%), %s, %s; random search's expected best %.4g ms (fraction %.3f)\n",
 		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), seeds, start, random, t.Optimum()/random)
 	if cfg.Tuned != "" {
-		fmt.Fprintf(stdout, "# %s\n", tunedLine(tuned))
+		fmt.Fprintf(stdout, "# %s\n", cfg.tunedLine(tuned))
 	}
 	for _, r := range results {
 		if r.Settings != "" {

@@ -431,10 +431,14 @@ func TestReplayTables(t *testing.T) {
 	// Only what one cold search of each other size found (--tuned-found):
 	// those searches stop in gs-update 4096's slower basin too.
 	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv", "--tuned", "../testdata/replay/gs-update*.csv", "--tuned-found")
-	for _, want := range []string{"--tuned-found (of each, the rows one search of the default measured)", "| gs-update4096-h200.csv | 81 | 0.930 (21) |"} {
+	for _, want := range []string{"--tuned-found (of each, the rows one search of the default measured, seed 1)", "| gs-update4096-h200.csv | 81 | 0.930 (21) |"} {
 		if st != 0 || !strings.Contains(out, want) {
 			t.Errorf("--tuned-found: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)
 		}
+	}
+	st, out, errs = hplopt("replay", "--table", "../testdata/replay/gs-update4096-h200.csv", "-s", "random", "--seeds", "1", "--tuned", "../testdata/replay/gs-update*.csv", "--tuned-found", "--tuned-seed", "2")
+	if want := "# --tuned --tuned-found (of each, the rows one search of the default measured, seed 2): the searches first start from the best of "; st != 0 || !strings.Contains(out, want) {
+		t.Errorf("--tuned-seed 2: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)
 	}
 	// One table: the line says where its searches start.
 	st, out, errs = hplopt("replay", "--table", "../testdata/replay/syrk1024-h100.csv", "-s", "random", "--seeds", "2", "--tuned", "../testdata/replay/syrk*.csv,../testdata/replay/gs-update*.csv")
@@ -462,6 +466,7 @@ func TestReplayTables(t *testing.T) {
 		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--tuned", "../testdata/replay/nothing*.csv"}, "--tuned ../testdata/replay/nothing*.csv: no file matches"},
 		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--tuned", "../testdata/replay/syrk*.csv", "--landscape"}, "--tuned starts the searches of a replay; --landscape and --export-table replay nothing"},
 		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--tuned-found"}, "--tuned-found is for --tuned"},
+		{[]string{"--table", "../testdata/replay/syrk1024-h100.csv", "--tuned", "../testdata/replay/syrk*.csv", "--tuned-seed", "2"}, "--tuned-seed is for --tuned-found"},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "-s", "random", "--opening", "cover=2"}, "hplopt replay: the opening's settings (cover=2) are for strategy opening, not random\nusage:"},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--subset", filepath.Join(dir, "none.txt")}, "--subset: open "},
 		{[]string{"--tables", "../testdata/replay/syrk1024-h100.csv", "--against", subset}, "--against " + subset + ": not a replay --tables --json output"},

@@ -27,6 +27,7 @@ type tablesReport struct {
 	// searches started from.
 	Tuned      string            `json:"tuned,omitempty"`
 	TunedFound bool              `json:"tuned_found,omitempty"`
+	TunedSeed  int               `json:"tuned_seed,omitempty"`
 	Tables     []replay.Standing `json:"tables"`
 	All        replay.Tally      `json:"all"`
 	Subset     *replay.Tally     `json:"subset,omitempty"`
@@ -106,6 +107,9 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 	})
 	first, seeds := cfg.Run.SeedRange()
 	rep := tablesReport{Strategy: cfg.Run.Strategies[0], FirstSeed: first, Seeds: seeds, Share: cfg.Share, Tuned: cfg.Tuned, TunedFound: cfg.TunedFound}
+	if cfg.TunedFound {
+		rep.TunedSeed = cfg.TunedSeed
+	}
 	// The strategy's name in full and its settings, from a replay.
 	if i := slices.IndexFunc(results, func(r *replay.Result) bool { return r != nil }); i >= 0 {
 		rep.Strategy, rep.Settings = results[i].Strategy, results[i].Settings
@@ -151,11 +155,7 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 				started++
 			}
 		}
-		found := ""
-		if cfg.TunedFound {
-			found = " --tuned-found (of each, the rows one search of the default measured)"
-		}
-		fmt.Fprintf(stdout, "# --tuned %s%s: the searches of %d of the %d tables first start from the best of the nearest of those tables of their kernel (the JSON's tuned names them); the others as without\n", cfg.Tuned, found, started, len(rep.Tables))
+		fmt.Fprintf(stdout, "# --tuned %s%s: the searches of %d of the %d tables first start from the best of the nearest of those tables of their kernel (the JSON's tuned names them); the others as without\n", cfg.Tuned, cfg.foundNote(), started, len(rep.Tables))
 	}
 	for _, line := range replay.StandingLines(rep.Tables) {
 		fmt.Fprintln(stdout, line)
@@ -234,7 +234,7 @@ func compareTables(w io.Writer, file string, before, now *tablesReport) {
 	if before.Tuned != "" {
 		name += ", --tuned " + before.Tuned
 		if before.TunedFound {
-			name += " --tuned-found"
+			name += fmt.Sprintf(" --tuned-found (seed %d)", max(1, before.TunedSeed))
 		}
 	}
 	fmt.Fprintf(w, "# against %s: %s, seeds %d to %d, a budget of %.3g; each changed table: the median after 2.5%% and whether it beats random search, before -> now\n",
@@ -285,7 +285,8 @@ func loadTables(flag, globs string, loaded []*replay.Table) ([]*replay.Table, er
 
 // tunedTables loads the --tuned tables (loadTables, taking those of
 // loaded), with --tuned-found each cut to the rows one search of the
-// default measured (replay.Searched: seed 1, a tenth of the table).
+// default measured (replay.Searched: seed --tuned-seed, a tenth of the
+// table).
 func (cfg *replayConfig) tunedTables(loaded []*replay.Table) ([]*replay.Table, error) {
 	tables, err := loadTables("--tuned", cfg.Tuned, loaded)
 	if err != nil || !cfg.TunedFound {
@@ -293,7 +294,7 @@ func (cfg *replayConfig) tunedTables(loaded []*replay.Table) ([]*replay.Table, e
 	}
 	out := make([]*replay.Table, len(tables))
 	for i, t := range tables {
-		if out[i], err = replay.Searched(t, strategies.Default, 0.1, 1); err != nil {
+		if out[i], err = replay.Searched(t, strategies.Default, 0.1, uint64(cfg.TunedSeed)); err != nil {
 			return nil, err
 		}
 	}
@@ -301,13 +302,21 @@ func (cfg *replayConfig) tunedTables(loaded []*replay.Table) ([]*replay.Table, e
 }
 
 // tunedLine says which tables a search with --tuned first starts from.
-func tunedLine(from []string) string {
+func (cfg *replayConfig) tunedLine(from []string) string {
 	if len(from) == 0 {
-		return "--tuned: no table of this kernel's family or kin (or all of its own problem, or of other pins): the searches start as without"
+		return "--tuned" + cfg.foundNote() + ": no table of this kernel's family or kin but its own problem's has a row with its pins: the searches start as without"
 	}
 	names := make([]string, len(from))
 	for i, f := range from {
 		names[i] = filepath.Base(f)
 	}
-	return "--tuned: the searches first start from the best of " + strings.Join(names, ", ") + ", carried to these sizes, as a live search from its tuning records"
+	return "--tuned" + cfg.foundNote() + ": the searches first start from the best of " + strings.Join(names, ", ") + ", carried to these sizes, as a live search from its tuning records"
+}
+
+// foundNote is what --tuned-found adds to the --tuned lines.
+func (cfg *replayConfig) foundNote() string {
+	if !cfg.TunedFound {
+		return ""
+	}
+	return fmt.Sprintf(" --tuned-found (of each, the rows one search of the default measured, seed %d)", cfg.TunedSeed)
 }
