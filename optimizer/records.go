@@ -530,11 +530,17 @@ func (r *recording) known(resumed string, keep func(records.Evaluation) bool) ma
 	return m
 }
 
-// bests returns up to n best verified evaluations of distinct points that
-// agree with the pinned values, fastest first.
+// bests returns up to n best verified evaluations of distinct points of
+// the problem that agree with the pinned values, fastest first.
 func (r *recording) bests(n int, fixed map[transforms.Name]int) []records.Evaluation {
+	return fastestPinned(r.evals, n, fixed)
+}
+
+// fastestPinned returns up to n best verified evaluations of distinct
+// points of evals that agree with the pinned values, fastest first.
+func fastestPinned(evals []records.Evaluation, n int, fixed map[transforms.Name]int) []records.Evaluation {
 	var ok []records.Evaluation
-	for _, e := range r.evals {
+	for _, e := range evals {
 		if e.Outcome == autotune.OK && e.Ms > 0 && pinned(e.Params, fixed) {
 			ok = append(ok, e)
 		}
@@ -589,14 +595,8 @@ func (r *recording) pinnedBests(ns []records.Neighbour, fixed map[transforms.Nam
 		if err != nil {
 			return nil, err
 		}
-		best := -1
-		for i, e := range evals {
-			if e.Outcome == autotune.OK && pinned(e.Params, fixed) && (best < 0 || e.Ms < evals[best].Ms) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			nb.Best = evals[best]
+		if best := fastestPinned(evals, 1, fixed); len(best) > 0 {
+			nb.Best = best[0]
 			out = append(out, nb)
 		}
 	}

@@ -161,21 +161,20 @@ func (t *Table) identity() (id identity, ok bool) {
 
 // pins returns the parameters the table holds at one value, with it.
 func (t *Table) pins() map[string]int {
+	var first []int // a row's values
+	varies := make([]bool, len(t.params))
+	for _, r := range t.rows {
+		if first == nil {
+			first = r.Values
+		}
+		for k, v := range r.Values {
+			varies[k] = varies[k] || v != first[k]
+		}
+	}
 	out := map[string]int{}
 	for k, name := range t.params {
-		var v int
-		one := true
-		first := true
-		for _, r := range t.rows {
-			if first {
-				v, first = r.Values[k], false
-			} else if r.Values[k] != v {
-				one = false
-				break
-			}
-		}
-		if one && !first {
-			out[name] = v
+		if first != nil && !varies[k] {
+			out[name] = first[k]
 		}
 	}
 	return out
@@ -221,10 +220,7 @@ func Searched(t *Table, strategy string, share float64, seed uint64) (*Table, er
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	n := EveryBudget(t.Len(), share)
-	ev := t.Evaluator()
-	strat := info.New(t.space, autotune.NewRand(seed), strategies.Options{Evaluations: n, Seeds: t.Start()})
-	rep, err := autotune.Tune(context.Background(), autotune.Settings{MaxEvals: n, Seed: seed, Clock: ev.Clock}, t.space, strat, ev)
+	rep, err := t.search(context.Background(), Config{Evaluations: EveryBudget(t.Len(), share)}, info, seed)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %s: %w", t.name, err)
 	}

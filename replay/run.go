@@ -197,16 +197,7 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 	stopped := map[string]int{}
 	for s := range seeds {
 		seed := uint64(first + s)
-		ev := t.Evaluator()
-		opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic, Batch: cfg.Batch, Opening: cfg.Opening}
-		opt.Seeds = t.seeds(cfg.Records, !cfg.NoStart)
-		strat := info.New(t.space, autotune.NewRand(seed), opt)
-		set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
-		var eval autotune.Evaluator = ev
-		if cfg.Lookahead > 0 {
-			set.Lookahead, eval = cfg.Lookahead, preparing{ev}
-		}
-		rep, err := autotune.Tune(ctx, set, t.space, strat, eval)
+		rep, err := t.search(ctx, cfg, info, seed)
 		if err != nil {
 			return nil, fmt.Errorf("replay: %s, seed %d: %w", info.Name, seed, err)
 		}
@@ -229,6 +220,22 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 	last := r.At(cfg.Evaluations)
 	r.MedianFraction, r.Q1Fraction, r.Q3Fraction, r.Score = last.MedianFraction, last.Q1Fraction, last.Q3Fraction, last.Score
 	return r, nil
+}
+
+// search runs one search of strategy info on the table with cfg's
+// settings and seed seed, from its records and start points (seeds), on
+// the table's Evaluator and simulated clock.
+func (t *Table) search(ctx context.Context, cfg Config, info strategies.Info, seed uint64) (*autotune.Report, error) {
+	ev := t.Evaluator()
+	opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic, Batch: cfg.Batch, Opening: cfg.Opening}
+	opt.Seeds = t.seeds(cfg.Records, !cfg.NoStart)
+	strat := info.New(t.space, autotune.NewRand(seed), opt)
+	set := autotune.Settings{MaxEvals: cfg.Evaluations, Seed: seed, Stop: cfg.Stop, Clock: ev.Clock}
+	var eval autotune.Evaluator = ev
+	if cfg.Lookahead > 0 {
+		set.Lookahead, eval = cfg.Lookahead, preparing{ev}
+	}
+	return autotune.Tune(ctx, set, t.space, strat, eval)
 }
 
 // bestSoFar returns the best time after each of the first n evaluations of

@@ -3,6 +3,7 @@ package strategies
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -164,12 +165,7 @@ func ParseOpening(s string) (OpeningSettings, error) {
 		}
 		name, v, _ := strings.Cut(item, "=")
 		name, v = strings.TrimSpace(name), strings.TrimSpace(v)
-		i := -1
-		for j, k := range openingKeys {
-			if k.name == name {
-				i = j
-			}
-		}
+		i := slices.IndexFunc(openingKeys, func(k openingKey) bool { return k.name == name })
 		if i < 0 {
 			names := make([]string, len(openingKeys))
 			for j, k := range openingKeys {
