@@ -401,7 +401,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 		return plan{}
 	}
 	near = slices.DeleteFunc(near, func(n records.Neighbour) bool { return n.Problem.ID == r.id })
-	if near, err = r.pinnedBests(near, set.Fixed, nearestSeeds); err != nil {
+	if near, err = r.pinnedBests(near, set.Fixed, records.NearestShapes); err != nil {
 		r.fail(err)
 		return plan{}
 	}
@@ -418,7 +418,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			p.seeds = append(p.seeds, e.Params)
 		}
 	}
-	p.seeds = append(p.seeds, seedsOf(near, nearestSeeds, ps.Domain)...)
+	p.seeds = append(p.seeds, seedsOf(near, records.NearestShapes, ps.Domain)...)
 	if len(near) == 0 && len(r.bests(1, set.Fixed)) == 0 {
 		// Nothing verified of this family (this device and driver): the
 		// nearest shapes' best on the platform's other devices and
@@ -429,11 +429,11 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			r.fail(err)
 			return plan{}
 		}
-		if kin, err = r.pinnedBests(kin, set.Fixed, kinSeeds); err != nil {
+		if kin, err = r.pinnedBests(kin, set.Fixed, records.KinShapes); err != nil {
 			r.fail(err)
 			return plan{}
 		}
-		p.seeds = append(p.seeds, seedsOf(kin, kinSeeds, ps.Domain)...)
+		p.seeds = append(p.seeds, seedsOf(kin, records.KinShapes, ps.Domain)...)
 		for _, n := range kin {
 			p.kin = append(p.kin, fmt.Sprintf("%s, %s", n.Problem.Key.Device, n.Problem.Key.Sizes()))
 		}
@@ -450,14 +450,6 @@ func seedsOf(ns []records.Neighbour, n int, domain []int) []map[string]int {
 	}
 	return out
 }
-
-// nearestSeeds is how many of the nearest recorded shapes' settings a
-// search starts from, and kinSeeds how many recorded on other devices or
-// drivers a search of a family never recorded starts from.
-const (
-	nearestSeeds = 3
-	kinSeeds     = 2
-)
 
 // cut finds the last run of the problem with settings set that was cut
 // (never ended: killed; or stopped by a signal) before its budget was

@@ -217,6 +217,15 @@ func nearestFirst(out []Neighbour, n int, tie func(a, b Neighbour) int) []Neighb
 	return out
 }
 
+// A search of a shape never tuned starts from the best settings of the
+// NearestShapes recorded shapes of its family nearest to it (Nearest),
+// else of the KinShapes nearest of its kin (Kin): the optimizer's rule,
+// which replay.Nearest replays.
+const (
+	NearestShapes = 3
+	KinShapes     = 2
+)
+
 // Nearest returns the best verified settings of the n recorded shapes of
 // k's family nearest to k's (all of them if n <= 0), nearest first: where a
 // search of a shape never tuned starts. k's own problem, if recorded, comes

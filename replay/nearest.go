@@ -15,23 +15,15 @@ import (
 	"github.com/hplopt/hplopt/transforms"
 )
 
-// The records a live search starts from (optimizer's nearestSeeds and
-// kinSeeds): the best of the three nearest recorded shapes of its family,
-// else of the two nearest of its kin on the platform's other devices and
-// drivers.
-const (
-	nearestFamily = 3
-	nearestKin    = 2
-)
-
 // Nearest returns what a live search of t would start from, beside t's
 // start points, if the problems of others had been tuned before it and
 // their best kept in the tuning records (Config.Records), with the tables
-// each named: the best recorded setting of the three tables of others
-// nearest to t in shape (records.Distance) among those of t's family (the
-// same kernel, device, driver and search-space version, sizes of the same
-// arguments), else of the two nearest of its kin (the same but another
-// device or driver of the platform), carried to t's index space
+// each named: the best recorded setting of the records.NearestShapes (3)
+// tables of others nearest to t in shape (records.Distance) among those
+// of t's family (the same kernel, device, driver and search-space
+// version, sizes of the same arguments), else of the records.KinShapes
+// (2) nearest of its kin (the same but another device or driver of the
+// platform), as the optimizer starts a search, carried to t's index space
 // (transforms.Carry). Of each problem it takes the fastest row of its
 // tables (its sizes measured with other pins too) that holds the value of
 // each parameter t holds at one value (t's pins), as a live search with
@@ -82,9 +74,9 @@ func Nearest(t *Table, others []*Table) (seeds []map[string]int, from []string) 
 			kin = append(kin, n)
 		}
 	}
-	take, n := family, nearestFamily
+	take, n := family, records.NearestShapes
 	if len(family) == 0 {
-		take, n = kin, nearestKin
+		take, n = kin, records.KinShapes
 	}
 	// Nearest first; of the kin, another driver of t's device before
 	// other devices at equal distance.
