@@ -587,9 +587,10 @@ type JSONReport struct {
 	// Problem is the records' ID of the tuning problem (kernel, device,
 	// sizes, search space); Sizes the problem's sizes; Driver the device's
 	// driver version; Date when the report was made (RFC 3339); Tool the
-	// version of the tool that made it. StartedFrom names the records of
-	// other devices or drivers whose best settings the search started
-	// from (device, sizes).
+	// version of the tool that made it. StartedFrom names the records
+	// whose best settings the search started from (device, sizes): the
+	// nearest shapes tuned on this device and driver, else those of
+	// other devices or drivers, nearest first.
 	Problem  string `json:"problem,omitempty"`
 	Sizes    string `json:"sizes,omitempty"`
 	Driver   string `json:"driver,omitempty"`

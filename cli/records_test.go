@@ -420,8 +420,13 @@ func TestTuneStartsFromPinnedNearest(t *testing.T) {
 	if pin == nil {
 		t.Fatalf("the first search measured no setting with another lszx than its best's: %+v", r.History)
 	}
-	hploptOK(t, []string{"tune", "matmul", "-n", "128,128", "-k", "64", "-e", "2", "--params", fmt.Sprintf("lszx=%d", pin.Params["lszx"]), "--db", db, "-q", "--json", second})
-	h := readReport(t, second).History
+	hploptOK(t, []string{"tune", "matmul", "-n", "128,128", "-k", "64", "-e", "2", "--params", fmt.Sprintf("lszx=%d", pin.Params["lszx"]), "--db", db, "-q", "--json", second},
+		"started from  the best recorded at 64x64 ")
+	r2 := readReport(t, second)
+	if len(r2.StartedFrom) != 1 || !strings.Contains(r2.StartedFrom[0], ", 64x64 ") {
+		t.Errorf("the report's started_from %q, want the 64x64 shape's records", r2.StartedFrom)
+	}
+	h := r2.History
 	if len(h) == 0 {
 		t.Fatal("the second search measured nothing")
 	}

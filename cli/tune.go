@@ -303,6 +303,9 @@ func printTuning(w io.Writer, cfg *tuneConfig, t *hpl.Tuning, inst *kernels.Inst
 			resumed = fmt.Sprintf("; went on with the cut run %s", t.Resumed[:8])
 		}
 		fmt.Fprintf(w, "records       measured %d, taken from the records %d%s (%s, problem %s)\n", r.Measured, r.FromRecords, resumed, t.Records, t.Key.ID()[:12])
+		for _, n := range t.Nearest {
+			fmt.Fprintf(w, "started from  the best recorded at %s (a nearest shape)\n", n)
+		}
 		for _, k := range t.Kin {
 			fmt.Fprintf(w, "started from  the best recorded on %s (another device or driver)\n", k)
 		}

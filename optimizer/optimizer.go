@@ -143,6 +143,11 @@ type Tuning struct {
 	// Reused says where a tuning taken from the records instead of
 	// searched came from; nil when it searched.
 	Reused *Reused
+	// Nearest names the nearest recorded shapes of the problem's family
+	// (this device and driver; records.DB.Nearest) whose best settings,
+	// carried to its sizes, the search started from: their sizes, nearest
+	// first; nil for none.
+	Nearest []string
 	// Kin names the records of other devices or drivers whose best
 	// settings the search started from (records.DB.Kin): device and sizes,
 	// nearest first; nil for none.
@@ -209,7 +214,10 @@ func (t *Tuning) JSON() *autotune.JSONReport {
 		j.Problem, j.Sizes, j.Driver = t.Key.ID(), t.Key.Sizes(), t.Key.Device.Driver
 	}
 	j.Date, j.Tool = t.Date.UTC().Format(time.RFC3339), ToolVersion()
-	j.StartedFrom = t.Kin
+	for _, n := range t.Nearest {
+		j.StartedFrom = append(j.StartedFrom, fmt.Sprintf("%s, %s", t.Key.Device, n))
+	}
+	j.StartedFrom = append(j.StartedFrom, t.Kin...)
 	if r := t.Reused; r != nil {
 		j.Reused = &autotune.JSONReuse{Exact: r.Exact, Problem: r.Problem, Sizes: r.Sizes, Run: r.Run, Date: r.Date.UTC().Format(time.RFC3339),
 			Ms: r.Ms, BaselineMs: r.BaselineMs, Note: r.Note}
@@ -354,7 +362,7 @@ func Tune(ctx context.Context, prob *Problem, set Settings) (t *Tuning, err erro
 	if pl.resume != nil {
 		t.Resumed = pl.resume.ID
 	}
-	t.Kin = pl.kin
+	t.Nearest, t.Kin = pl.near, pl.kin
 	t.Setup, t.BaselineRuns, t.Pool = setup, w.BaselineRuns(), w.Pool()
 	if rep.Found {
 		t.BestParams = rep.Best.Map()

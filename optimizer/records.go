@@ -369,6 +369,7 @@ type plan struct {
 	spent  time.Duration              // their measuring time
 	known  map[string]autotune.Result // results taken instead of measuring, by records.PointKey
 	seeds  []map[string]int           // settings to start the search from
+	near   []string                   // the sizes of the nearest shapes they come from (Tuning.Nearest)
 	kin    []string                   // where those of other devices or drivers come from (Tuning.Kin)
 	reuse  *Reused                    // taken without searching
 }
@@ -419,6 +420,9 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 		}
 	}
 	p.seeds = append(p.seeds, seedsOf(near, records.NearestShapes, ps.Domain)...)
+	for _, n := range near[:min(records.NearestShapes, len(near))] {
+		p.near = append(p.near, n.Problem.Key.Sizes())
+	}
 	if len(near) == 0 && len(r.bests(1, set.Fixed)) == 0 {
 		// Nothing verified of this family (this device and driver): the
 		// nearest shapes' best on the platform's other devices and
@@ -434,7 +438,7 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			return plan{}
 		}
 		p.seeds = append(p.seeds, seedsOf(kin, records.KinShapes, ps.Domain)...)
-		for _, n := range kin {
+		for _, n := range kin[:min(records.KinShapes, len(kin))] {
 			p.kin = append(p.kin, fmt.Sprintf("%s, %s", n.Problem.Key.Device, n.Problem.Key.Sizes()))
 		}
 	}
