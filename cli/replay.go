@@ -51,7 +51,7 @@ func init() {
 type replayFlagValues struct {
 	table, problem, db, export, at, js, plot  string
 	tables, subset, against, tuned            string
-	share                                     float64
+	share, noise                              float64
 	parallel                                  int
 	then                                      string
 	opening                                   strategies.OpeningSettings
@@ -88,6 +88,7 @@ func replayFlags() (*flagSet, *replayFlagValues) {
 	openingVar(fs, &v.opening)
 	stopVar(fs, &v.stop, "stop condition `EXPR`, e.g. \"stall>=50 or best<=0.1ms\" (time conditions read the recorded costs; the syntax of hplopt tune --stop)")
 	fs.StringVar(&v.tables, "tables", "", "replay one strategy on every CSV table these `GLOBS` match (comma-separated), each with --share of its rows, and print how each stands against the target (0.95 of the optimum after 2.5% of the rows, median of the seeds, and beating random search from 20 evaluations) and how many meet it")
+	floatVar(fs, &v.noise, "noise", 0, 0, 1, "measurement noise `SPREAD`: each successful evaluation returns its row's time times exp(SPREAD*Z), Z a standard normal drawn per evaluation (0.02: about 2%, a live search's repeat measurements' spread), and a search's best is the recorded time of the point it measured fastest (0: the recorded times)")
 	floatVar(fs, &v.share, "share", 0.1, 0.001, 1, "with --tables, each table's budget of evaluations as a share of its rows (at least 20 evaluations)")
 	fs.StringVar(&v.subset, "subset", "", "with --tables, a `FILE` of table file names, one a line (# comments): the counts also over those alone (testdata/replay/repeating.txt: the tables that repeat)")
 	intVar(fs, &v.parallel, "parallel", 2, 1, 1024, "with --tables, the tables replayed at once")
@@ -180,7 +181,7 @@ func parseReplay(args []string) (*replayConfig, *flagSet, error) {
 	cfg := &replayConfig{Table: v.table, Problem: v.problem, DB: v.db, Export: v.export, Landscape: v.landscape, JSON: v.js, Plot: v.plot,
 		Tables: v.tables, Share: v.share, Subset: v.subset, Parallel: v.parallel, Against: v.against, Tuned: v.tuned, TunedFound: v.tunedFound, TunedSeed: v.tunedSeed,
 		Run: replay.Config{Evaluations: v.evals, Seeds: v.seeds, FirstSeed: v.firstSeed, Strategies: v.strats, Stop: v.stop, NoStart: v.noStart, Batch: v.batch,
-			Opening: v.opening}}
+			Opening: v.opening, Noise: v.noise}}
 	var err error
 	if cfg.Run.Opening, err = v.opening.WithThen(v.then); err != nil {
 		return nil, fs, err
@@ -346,6 +347,9 @@ func replayVerb(_ *command, args []string, stdout, stderr io.Writer) int {
 		t.Name(), t.Len(), t.Failed(), t.Optimum(), n, 100*float64(n)/float64(t.Len()), seeds, start, random, t.Optimum()/random)
 	if cfg.Tuned != "" {
 		fmt.Fprintf(stdout, "# %s\n", cfg.tunedLine(tuned))
+	}
+	if cfg.Run.Noise > 0 {
+		fmt.Fprintf(stdout, "# %s\n", cfg.noiseLine())
 	}
 	for _, r := range results {
 		if r.Settings != "" {

@@ -478,3 +478,22 @@ func TestReplayTables(t *testing.T) {
 		}
 	}
 }
+
+// --noise replays with measurement noise and says so (TestNoise, package
+// replay, checks what it does); a spread out of range is refused.
+func TestReplayNoise(t *testing.T) {
+	run := func(args ...string) string {
+		st, out, errs := hplopt(append([]string{"replay", "--table", "../testdata/replay/syrk2048-h200.csv", "-s", "opening", "-e", "25", "--seeds", "3", "--json", filepath.Join(t.TempDir(), "r.json")}, args...)...)
+		if st != 0 {
+			t.Fatalf("%v: status %d, stderr %s", args, st, errs)
+		}
+		return out
+	}
+	quiet, noisy := run(), run("--noise", "0.05")
+	if want := "# --noise 0.05: each evaluation measures its row's time times exp(0.05*Z)"; !strings.Contains(noisy, want) || strings.Contains(quiet, "--noise") {
+		t.Errorf("output lacks %q (or the plain one has it):\n%s", want, noisy)
+	}
+	if st, _, errs := hplopt("replay", "--table", "../testdata/replay/syrk2048-h200.csv", "--noise", "2"); st != 2 || !strings.Contains(errs, "-noise") {
+		t.Errorf("--noise 2: status %d, stderr %s", st, errs)
+	}
+}

@@ -157,6 +157,9 @@ func replayTables(cfg *replayConfig, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "# --tuned %s%s: the searches of %d of the %d tables first start from the best of the nearest of those tables of their kernel (the JSON's tuned names them); the others as without\n", cfg.Tuned, cfg.foundNote(), started, len(rep.Tables))
 	}
+	if cfg.Run.Noise > 0 {
+		fmt.Fprintf(stdout, "# %s\n", cfg.noiseLine())
+	}
 	for _, line := range replay.StandingLines(rep.Tables) {
 		fmt.Fprintln(stdout, line)
 	}
@@ -299,6 +302,11 @@ func (cfg *replayConfig) tunedTables(loaded []*replay.Table) ([]*replay.Table, e
 		}
 	}
 	return out, nil
+}
+
+// noiseLine says how --noise replays.
+func (cfg *replayConfig) noiseLine() string {
+	return fmt.Sprintf("--noise %g: each evaluation measures its row's time times exp(%g*Z), Z standard normal; a search's best is the recorded time of the point it measured fastest", cfg.Run.Noise, cfg.Run.Noise)
 }
 
 // tunedLine says which tables a search with --tuned first starts from.

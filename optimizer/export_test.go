@@ -67,3 +67,14 @@ func SearchOnBackground(ctx context.Context, ps *transforms.Problem, set Setting
 	defer stop()
 	return s.run(ctx, set, ev, set.Time)
 }
+
+// SearchFrom is Search starting from first (the records' settings) before
+// the start points.
+func SearchFrom(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool, ev autotune.Evaluator, first ...map[string]int) (*autotune.Report, error) {
+	set = set.withDefaults()
+	s, err := newSearch(ps, set, cpu, first...)
+	if err != nil {
+		return nil, err
+	}
+	return s.run(ctx, set, ev, set.Time)
+}

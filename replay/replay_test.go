@@ -258,7 +258,7 @@ func TestReplayRejectedNotCounted(t *testing.T) {
 		return autotune.Eval{Result: autotune.Result{Outcome: o, Ms: ms}, Counted: o != autotune.Illegal}
 	}
 	rep := &autotune.Report{History: []autotune.Eval{ms(autotune.Illegal, 0), ms(autotune.OK, 2), ms(autotune.Illegal, 0), ms(autotune.Compile, 0), ms(autotune.OK, 1), ms(autotune.OK, 3)}}
-	if got, want := bestSoFar(rep, 4), []float64{2, 2, 1, 1}; !slices.Equal(got, want) {
+	if got, want := bestSoFar(rep, 4, nil), []float64{2, 2, 1, 1}; !slices.Equal(got, want) {
 		t.Errorf("best so far %v, want %v", got, want)
 	}
 	tab, err := LoadCSV("../testdata/replay/nbody32768-h100.csv")
@@ -277,7 +277,7 @@ func TestReplayRejectedNotCounted(t *testing.T) {
 				t.Errorf("%s, seed %d: %d evaluations, %d measured, %d rejected; want 50 measured", name, seed, rep.Evaluations, rep.Measured, rep.Rejected)
 			}
 			rejected += rep.Rejected
-			curve, best, k := bestSoFar(rep, 50), math.Inf(1), 0
+			curve, best, k := bestSoFar(rep, 50, nil), math.Inf(1), 0
 			for _, e := range rep.History {
 				if e.Result.Outcome == autotune.Illegal {
 					continue
@@ -540,7 +540,7 @@ func TestH100Tables(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				curve := bestSoFar(rep, evals)
+				curve := bestSoFar(rep, evals, nil)
 				if n := slices.Index(curve, tab.Optimum()) + 1; n == 0 || n > within {
 					t.Errorf("%s: %s, -e %d, seed %d: the optimum at evaluation %d (0: never), want within %d", c.file, strategy, evals, seed+1, n, within)
 				}
@@ -992,5 +992,76 @@ func TestReplayFirstSeed(t *testing.T) {
 	}
 	if a, b := run(0, 1).At(n), one[0].At(n); a != b {
 		t.Errorf("FirstSeed 0 gave %+v, FirstSeed 1 %+v", a, b)
+	}
+}
+
+// TestNoise replays with measurement noise: the strategies see times that
+// differ from the rows' (so the searches take other paths than without),
+// the same again with the same seed, and a search's best after each
+// evaluation is still a recorded time, of the point it measured fastest.
+func TestNoise(t *testing.T) {
+	tab, err := LoadCSV("../testdata/replay/syrk2048-h200.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[float64]bool{}
+	for _, r := range tab.rows {
+		if r.Outcome == autotune.OK {
+			recorded[r.Ms] = true
+		}
+	}
+	cfg := Config{Evaluations: 25, Noise: 0.05}
+	quiet, err := tab.Search(context.Background(), Config{Evaluations: 25}, "opening", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy, err := tab.Search(context.Background(), cfg, "opening", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := tab.Search(context.Background(), cfg, "opening", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, same := 0, true
+	for i, e := range noisy.History {
+		if e.Result.Outcome == autotune.OK && !recorded[e.Result.Ms] {
+			off++
+		}
+		if i >= len(again.History) || again.History[i].Result.Ms != e.Result.Ms || !again.History[i].Point.Equal(e.Point) {
+			same = false
+		}
+	}
+	if off == 0 {
+		t.Errorf("with noise 0.05 every time measured is a row's: no noise")
+	}
+	if !same || len(again.History) != len(noisy.History) {
+		t.Errorf("two noisy searches of seed 1 differ: the noise is not seeded")
+	}
+	for _, e := range quiet.History {
+		if e.Result.Outcome == autotune.OK && !recorded[e.Result.Ms] {
+			t.Fatalf("without noise a search measured %v, no row's time", e.Result.Ms)
+		}
+	}
+	best := bestSoFar(noisy, 25, tab.recorded)
+	for n, b := range best {
+		if !math.IsInf(b, 1) && !recorded[b] {
+			t.Fatalf("best after %d evaluations %v: not a recorded time", n+1, b)
+		}
+	}
+	// The best is the recorded time of the point measured fastest, not
+	// the fastest recorded time among the points measured.
+	fastest, at := math.Inf(1), autotune.Eval{}
+	for _, e := range noisy.History {
+		if f := e.Result.Fitness(); f < fastest {
+			fastest, at = f, e
+		}
+	}
+	if r, _ := tab.Lookup(at.Point); best[len(best)-1] != r.Ms {
+		t.Errorf("best after 25: %v, want the recorded time of the point measured fastest, %v", best[len(best)-1], r.Ms)
+	}
+	rs, err := Replay(context.Background(), tab, Config{Strategies: []string{"opening"}, Evaluations: 25, Noise: 0.05, Seeds: 5})
+	if err != nil || rs[0].MedianFraction <= 0 || rs[0].MedianFraction > 1 {
+		t.Errorf("a noisy replay: %v, median fraction %v", err, rs[0].MedianFraction)
 	}
 }

@@ -60,6 +60,15 @@ type Config struct {
 	// does not hold once repaired are dropped. Default nil: none, a
 	// search of a kernel never tuned.
 	Records []map[string]int
+	// Noise, when positive, replays with measurement noise: each
+	// successful evaluation returns its row's time times exp(Noise * Z),
+	// Z a standard normal drawn per evaluation from a source seeded by
+	// the search's seed (Evaluator.Noisy; 0.02: about 2%). The strategies
+	// see the noisy times; a search's best after n evaluations is then
+	// the recorded time of the point it measured fastest, the setting a
+	// live search would report, which need not be the fastest it
+	// measured. Default 0: the recorded times, each the same every time.
+	Noise float64
 }
 
 // preparing is a table's evaluator that says it prepares points, so that
@@ -205,7 +214,7 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 			return nil, fmt.Errorf("replay: %w", ctx.Err())
 		}
 		stopped[rep.Stopped.String()]++
-		best[s] = bestSoFar(rep, cfg.Evaluations)
+		best[s] = bestSoFar(rep, cfg.Evaluations, t.recorded)
 	}
 	r := &Result{Strategy: info.Name, Evaluations: cfg.Evaluations, Seeds: seeds, From: from, Stopped: stopped,
 		Settings: strategies.Options{Opening: cfg.Opening}.Settings(info.Name)}
@@ -222,11 +231,30 @@ func replayOne(ctx context.Context, t *Table, cfg Config, info strategies.Info) 
 	return r, nil
 }
 
+// Search runs one search of strategy (a registry name or a unique prefix)
+// on the table with cfg's settings (its Strategies, Seeds and FirstSeed
+// unread) and seed seed, as Replay runs each of its searches: the
+// report's history holds the points it proposed, in order, with their
+// recorded results.
+func (t *Table) Search(ctx context.Context, cfg Config, strategy string, seed uint64) (*autotune.Report, error) {
+	info, err := strategies.Lookup(strategy)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	if cfg.Evaluations < 1 {
+		return nil, fmt.Errorf("replay: %d evaluations, want at least 1", cfg.Evaluations)
+	}
+	return t.search(ctx, cfg, info, seed)
+}
+
 // search runs one search of strategy info on the table with cfg's
 // settings and seed seed, from its records and start points (seeds), on
 // the table's Evaluator and simulated clock.
 func (t *Table) search(ctx context.Context, cfg Config, info strategies.Info, seed uint64) (*autotune.Report, error) {
 	ev := t.Evaluator()
+	if cfg.Noise > 0 {
+		ev.Noisy(cfg.Noise, seed)
+	}
 	opt := strategies.Options{Evaluations: cfg.Evaluations, Genetic: cfg.Genetic, Batch: cfg.Batch, Opening: cfg.Opening}
 	opt.Seeds = t.seeds(cfg.Records, !cfg.NoStart)
 	strat := info.New(t.space, autotune.NewRand(seed), opt)
@@ -240,19 +268,26 @@ func (t *Table) search(ctx context.Context, cfg Config, info strategies.Info, se
 
 // bestSoFar returns the best time after each of the first n evaluations of
 // rep that count against the budget (+Inf before the first success), the
-// last carried on when the search ended early. The evaluations that do not
+// last carried on when the search ended early: the time truth gives the
+// evaluation with the best result so far (nil: its result's time, its
+// Fitness). The evaluations that do not
 // count (autotune.Eval.Counted: points rejected as Illegal, not rows of the
 // table or illegal rows, up to autotune.RejectedPerEval per evaluation of
 // the search's budget) take no place in the curve, as random search's
 // expected best draws among the recorded times only.
-func bestSoFar(rep *autotune.Report, n int) []float64 {
+func bestSoFar(rep *autotune.Report, n int, truth func(autotune.Eval) float64) []float64 {
 	out := make([]float64, 0, n)
-	best := math.Inf(1)
+	best, seen := math.Inf(1), math.Inf(1)
 	for _, e := range rep.History {
 		if len(out) == n {
 			break
 		}
-		best = math.Min(best, e.Result.Fitness())
+		if f := e.Result.Fitness(); f < seen {
+			seen, best = f, f
+			if truth != nil {
+				best = truth(e)
+			}
+		}
 		if e.Counted {
 			out = append(out, best)
 		}
@@ -261,6 +296,18 @@ func bestSoFar(rep *autotune.Report, n int) []float64 {
 		out = append(out, best)
 	}
 	return out
+}
+
+// recorded returns the recorded time of e's point (its row's Fitness),
+// e's own for a point not in the table.
+func (t *Table) recorded(e autotune.Eval) float64 {
+	if r, ok := t.Lookup(e.Point); ok {
+		if r.Outcome == autotune.OK {
+			return r.Ms
+		}
+		return math.Inf(1)
+	}
+	return e.Result.Fitness()
 }
 
 // score returns the figures after n evaluations of the searches whose

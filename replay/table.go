@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -511,6 +512,18 @@ func (t *Table) ExpectedRandom(n int) float64 {
 type Evaluator struct {
 	t     *Table
 	clock time.Duration
+	noise float64    // Noisy's relative spread, 0 for none
+	rng   *rand.Rand // Noisy's draws
+}
+
+// Noisy has the evaluator return each successful row's time multiplied by
+// exp(noise * Z), Z a standard normal drawn from a source seeded by seed:
+// measurement noise of relative spread about noise (0.02: about 2%), as a
+// live search measures a variant a little faster or slower than its
+// table's time each time. The simulated clock still advances by the
+// rows' costs. noise 0 (the default) returns the recorded times.
+func (e *Evaluator) Noisy(noise float64, seed uint64) {
+	e.noise, e.rng = noise, rand.New(rand.NewPCG(seed, 0x6e6f697365))
 }
 
 // Evaluator returns an evaluator of the table with its clock at 0.
@@ -532,6 +545,9 @@ func (e *Evaluator) Evaluate(_ context.Context, p autotune.Point) autotune.Resul
 	res := autotune.Result{Outcome: r.Outcome, Cost: autotune.Cost{Run: cost}}
 	if r.Outcome == autotune.OK {
 		res.Ms = r.Ms
+		if e.noise > 0 {
+			res.Ms *= math.Exp(e.noise * e.rng.NormFloat64())
+		}
 	}
 	return res
 }

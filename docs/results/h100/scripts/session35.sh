@@ -14,7 +14,11 @@
 #   2. for seeds 1..$SEEDS, TARGET is tuned with its table's pins, -e a
 #      tenth of its table and --stop "evals>=N", N 2.5% of its table (the
 #      budget the target is read at), once from a copy of base.db and once
-#      with --no-db;
+#      with --no-db; the stop condition's bound is the budget the strategy
+#      is told, so each search is planned for N: they compare with
+#      `hplopt replay -e N` (TestSearchIsReplay), not with the figures
+#      after N of a replay of a tenth (docs/replay.md, "Live, on the
+#      H200");
 #   3. the table's three fastest rows are measured again (every parameter
 #      pinned, -e 1, --no-db), the optimum the fractions are taken of.
 # Everything goes to $OUT/out.tgz (packed again after each case), the
