@@ -24,12 +24,16 @@ type Opening struct {
 	told     []Eval          // the results told before the hand-over, in order
 	proposed map[string]bool // points proposed (Next or Take), either phase
 	opened   int             // points the opening proposed
-	plan     int             // the budget told by Plan, 0 if none
+	plan     int             // the budget told by Plan or Estimate, 0 if none
+	estimate bool            // plan is an estimate (Estimate), not a given budget
 
-	// Share, when positive, bounds the opening by the budget Plan tells:
-	// it proposes at most Share of it (at least 1 point), fewer than k when
-	// the budget is small. A budget told after the hand-over changes
-	// nothing. Default 0: k whatever the budget.
+	// Share, when positive, bounds the opening by a budget Estimate tells
+	// (one Tune estimates from a time budget): it proposes at most Share
+	// of it (at least 1 point), fewer than k when the budget is small. A
+	// budget Plan tells (evaluations given: MaxEvals, a stop condition's
+	// bound) does not bound it: the opening is the better search of a
+	// few evaluations, and those are the budget. A budget told after the
+	// hand-over changes nothing. Default 0: k whatever the budget.
 	Share float64
 }
 
@@ -38,6 +42,7 @@ var (
 	_ Lookahead = (*Opening)(nil)
 	_ Picker    = (*Opening)(nil)
 	_ Planner   = (*Opening)(nil)
+	_ Estimator = (*Opening)(nil)
 	_ Foresight = (*Opening)(nil)
 )
 
@@ -81,9 +86,9 @@ func (o *Opening) handOver(force bool) bool {
 }
 
 // limit returns the number of points the opening proposes: k, or Share
-// of the budget Plan told when that is fewer.
+// of the budget Estimate told when that is fewer.
 func (o *Opening) limit() int {
-	if o.Share <= 0 || o.plan <= 0 {
+	if o.Share <= 0 || o.plan <= 0 || !o.estimate {
 		return o.k
 	}
 	return min(o.k, max(1, int(o.Share*float64(o.plan))))
@@ -189,7 +194,19 @@ func (o *Opening) Tell(p Point, r Result) {
 // Plan tells the opening, and later the second strategy, the search's
 // budget, when they are Planners.
 func (o *Opening) Plan(evaluations int) {
-	o.plan = evaluations
+	o.plan, o.estimate = evaluations, false
+	o.tell(evaluations)
+}
+
+// Estimate is Plan for a budget estimated from a time budget, which Share
+// bounds the opening by.
+func (o *Opening) Estimate(evaluations int) {
+	o.plan, o.estimate = evaluations, true
+	o.tell(evaluations)
+}
+
+// tell tells both phases the budget.
+func (o *Opening) tell(evaluations int) {
 	if p, ok := o.first.(Planner); ok {
 		p.Plan(evaluations)
 	}

@@ -149,14 +149,15 @@ func TestOpeningPlan(t *testing.T) {
 }
 
 // TestOpeningShare: with Share, the opening proposes Share of the budget
-// Plan tells when that is fewer than K (at least 1), K otherwise, and a
-// budget told after the hand-over changes nothing.
+// Estimate tells (estimated from a time budget) when that is fewer than K
+// (at least 1), K otherwise, and a budget told after the hand-over changes
+// nothing; a budget Plan tells (evaluations given) does not bound it.
 func TestOpeningShare(t *testing.T) {
 	s := divSpace(t)
 	for _, c := range []struct {
 		k     int
 		share float64
-		plans []int // told in turn, one before each proposal (0: none)
+		plans []int // told in turn, one before each proposal (0: none): by Estimate, or negated by Plan
 		want  int   // the opening's proposals
 	}{
 		{k: 8, share: 0, plans: []int{4}, want: 8},
@@ -168,13 +169,22 @@ func TestOpeningShare(t *testing.T) {
 		{k: 8, share: 0.5, plans: []int{100, 0, 0, 0, 6}, want: 4},
 		// One that grows after the hand-over (at 3) changes nothing.
 		{k: 8, share: 0.5, plans: []int{6, 0, 0, 0, 100}, want: 3},
+		// Evaluations given: the opening proposes its K, or the budget.
+		{k: 8, share: 0.5, plans: []int{-10}, want: 8},
+		{k: 8, share: 0.25, plans: []int{-1}, want: 8},
+		// An estimate, then evaluations given before the hand-over.
+		{k: 8, share: 0.5, plans: []int{10, 0, 0, -12}, want: 8},
 	} {
 		first := newRecorder(NewRandom(s, NewRand(1)))
 		o := NewOpening("opening", first, c.k, func([]Eval) Strategy { return NewRandom(s, NewRand(2)) })
 		o.Share = c.share
 		for i := range 12 {
-			if i < len(c.plans) && c.plans[i] > 0 {
-				o.Plan(c.plans[i])
+			switch {
+			case i >= len(c.plans):
+			case c.plans[i] > 0:
+				o.Estimate(c.plans[i])
+			case c.plans[i] < 0:
+				o.Plan(-c.plans[i])
 			}
 			p, ok := o.Next()
 			if !ok {

@@ -236,7 +236,31 @@ func TestTunePlan(t *testing.T) {
 			t.Errorf("told %v: the estimate %d twice in a row", p.told, p.told[i])
 		}
 	}
+	// An Estimator is told the estimates by Estimate, a budget given by
+	// Plan.
+	e := &estimator{planner: planner{Random: NewRandom(wide, NewRand(1))}}
+	if _, err := Tune(context.Background(), Settings{Budget: 100 * time.Millisecond}, wide, e, slow); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.told) != 0 || len(e.estimated) < 1 {
+		t.Errorf("-t 0.1 s: an Estimator was told %v by Plan and %v by Estimate, want estimates only", e.told, e.estimated)
+	}
+	e = &estimator{planner: planner{Random: NewRandom(wide, NewRand(1))}}
+	if _, err := Tune(context.Background(), Settings{MaxEvals: 9, Budget: time.Minute}, wide, e, ok); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(e.told) != "[9]" || len(e.estimated) != 0 {
+		t.Errorf("-e 9: an Estimator was told %v by Plan and %v by Estimate, want [9] by Plan", e.told, e.estimated)
+	}
 }
+
+// estimator is a planner that records the estimates it is told apart.
+type estimator struct {
+	planner
+	estimated []int
+}
+
+func (e *estimator) Estimate(n int) { e.estimated = append(e.estimated, n) }
 
 func seq(n int) []int {
 	out := make([]int, n)

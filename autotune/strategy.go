@@ -184,6 +184,17 @@ type Planner interface {
 	Plan(evaluations int)
 }
 
+// Estimator is implemented by Planners that tell a budget Tune estimates
+// from a time budget apart from one the settings give: for an estimate
+// Tune calls Estimate instead of Plan. Opening bounds its first phase by
+// an estimated budget only: a search given its evaluations spends them
+// as well as it can, one given a time does not spend it all in a slow
+// first phase.
+type Estimator interface {
+	Planner
+	Estimate(evaluations int)
+}
+
 // Unreported is implemented by evaluators that evaluate points before
 // Tune asks for them (ahead of their turn): Unreported returns the Cost of
 // those evaluations whose results Tune has not asked for, which Tune adds

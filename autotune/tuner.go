@@ -551,7 +551,11 @@ func (pl *planning) after(n int, elapsed time.Duration) {
 	}
 	if e := max(n+1, int(est)); e != pl.told {
 		pl.told = e
-		pl.p.Plan(e)
+		if es, ok := pl.p.(Estimator); ok {
+			es.Estimate(e)
+		} else {
+			pl.p.Plan(e)
+		}
 	}
 }
 

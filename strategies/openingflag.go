@@ -110,7 +110,7 @@ func boolKey(name, doc string, field func(*OpeningSettings) *bool) openingKey {
 var openingKeys = []openingKey{
 	wholeKey("evaluations", fmt.Sprintf("points hybrid proposes before the genetic algorithm takes over (default %d)", OpeningEvaluations), 1, false,
 		func(o *OpeningSettings) *int { return &o.Evaluations }),
-	shareKey("share", fmt.Sprintf("the largest share of the search's evaluation budget hybrid proposes (default %.3g; none: no bound)", OpeningShare), 1,
+	shareKey("share", fmt.Sprintf("the largest share of the evaluation budget estimated from the time budget (-t; not -e) that hybrid proposes (default %.3g; none: no bound)", OpeningShare), 1,
 		func(o *OpeningSettings) *float64 { return &o.Share }),
 	wholeKey("anchored", fmt.Sprintf("anchored moves of each start point measured first (default %d; none)", OpeningAnchored), 1, true,
 		func(o *OpeningSettings) *int { return &o.Anchored }),

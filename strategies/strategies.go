@@ -157,10 +157,11 @@ type OpeningSettings struct {
 	// since replays of every table on two sets of seeds chose it
 	// (docs/replay.md, "A length scale per parameter").
 	Isotropic bool
-	// Share bounds the opening by the search's budget of evaluations (-e,
-	// or estimated from the time budget, autotune.Planner): hybrid chooses
-	// at most Share of it, fewer than Evaluations in a small budget.
-	// Default 0: OpeningShare; negative for none.
+	// Share bounds the opening by the budget of evaluations estimated
+	// from the time budget (autotune.Estimator; not by -e nor a stop
+	// condition's bound, which the opening spends up to Evaluations):
+	// hybrid chooses at most Share of it, fewer than Evaluations in a
+	// short search. Default 0: OpeningShare; negative for none.
 	Share float64
 	// Then names the search that takes over from hybrid: ThenGenetic
 	// (the genetic algorithm, as genetic, its islands' first generations
@@ -419,7 +420,7 @@ func init() {
 			}
 			return autotune.NewBandit(space, r, autotune.BanditSettings{}, techs...)
 		}})
-	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the search's budget of evaluations (-e, or estimated from -t) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves, and in the first %d round(s), while the points measured before the first model lie within %.0f%% of the best (median against best), the flags flipped at each of those points first, fastest first, its model of a length scale per parameter (chosen by the likelihood; Isotropic: one for all); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours, OpeningPlateauRounds, 100*OpeningPlateau), newOpening})
+	registry = append(registry, Info{Opening, fmt.Sprintf("hybrid proposes the first %d points (those rejected before a build included, though they are no evaluations), at most %.0f%% of the budget of evaluations estimated from -t (not of -e) (Options.Opening), starting from the start points, %d anchored move of each that has any (a parameter moved, and a later parameter at the top of a range of two or more values that the move changes kept at its top) and %d of their neighbours (as genetic's first generation) instead of random points, its local points around the fastest point and the fastest other local minimum of those measured (a point no measured neighbour of which is faster) instead of the 2 fastest, the first of each round's 3 among their anchored moves, and in the first %d round(s), while the points measured before the first model lie within %.0f%% of the best (median against best), the flags flipped at each of those points first, fastest first, its model of a length scale per parameter (chosen by the likelihood; Isotropic: one for all); then the genetic algorithm (as genetic) takes over, its islands' first generations the points measured, fastest first, and told every result", OpeningEvaluations, 100*OpeningShare, OpeningAnchored, OpeningNeighbours, OpeningPlateauRounds, 100*OpeningPlateau), newOpening})
 }
 
 // All returns the registered strategies, the default first.
