@@ -67,7 +67,11 @@ type Config struct {
 	// see the noisy times; a search's best after n evaluations is then
 	// the recorded time of the point it measured fastest, the setting a
 	// live search would report, which need not be the fastest it
-	// measured. Default 0: the recorded times, each the same every time.
+	// measured. Random search's expected best (Table.ExpectedRandom), which
+	// the score and BeatsRandom measure against, stays that of the
+	// recorded times: a stricter bar than random search measuring with
+	// the same noise would set. Default 0: the recorded times, each the
+	// same every time.
 	Noise float64
 }
 
