@@ -10,12 +10,7 @@ import (
 // Search runs the search Tune runs for ps, with set, the seeds of a CPU
 // device if cpu, and the evaluator ev instead of the device.
 func Search(ctx context.Context, ps *transforms.Problem, set Settings, cpu bool, ev autotune.Evaluator) (*autotune.Report, error) {
-	set = set.withDefaults()
-	s, err := newSearch(ps, set, cpu)
-	if err != nil {
-		return nil, err
-	}
-	return s.run(ctx, set, ev, set.Time)
+	return SearchFrom(ctx, ps, set, cpu, ev)
 }
 
 // Measurer is the evaluator's view of the device.

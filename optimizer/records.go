@@ -419,8 +419,8 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			p.seeds = append(p.seeds, e.Params)
 		}
 	}
-	p.seeds = append(p.seeds, seedsOf(near, records.NearestShapes, ps.Domain)...)
-	for _, n := range near[:min(records.NearestShapes, len(near))] {
+	p.seeds = append(p.seeds, seedsOf(near, ps.Domain)...)
+	for _, n := range near {
 		p.near = append(p.near, n.Problem.Key.Sizes())
 	}
 	if len(near) == 0 && len(r.bests(1, set.Fixed)) == 0 {
@@ -437,19 +437,19 @@ func (r *recording) plan(ps *transforms.Problem, set Settings, budget bool) plan
 			r.fail(err)
 			return plan{}
 		}
-		p.seeds = append(p.seeds, seedsOf(kin, records.KinShapes, ps.Domain)...)
-		for _, n := range kin[:min(records.KinShapes, len(kin))] {
+		p.seeds = append(p.seeds, seedsOf(kin, ps.Domain)...)
+		for _, n := range kin {
 			p.kin = append(p.kin, fmt.Sprintf("%s, %s", n.Problem.Key.Device, n.Problem.Key.Sizes()))
 		}
 	}
 	return p
 }
 
-// seedsOf returns the best settings of the first n of ns (at most),
-// carried from their shapes to domain.
-func seedsOf(ns []records.Neighbour, n int, domain []int) []map[string]int {
+// seedsOf returns the best settings of ns (pinnedBests has kept as many
+// as the search starts from), carried from their shapes to domain.
+func seedsOf(ns []records.Neighbour, domain []int) []map[string]int {
 	var out []map[string]int
-	for _, nb := range ns[:min(n, len(ns))] {
+	for _, nb := range ns {
 		out = append(out, transforms.Carry(nb.Best.Params, nb.Problem.Key.Global, domain))
 	}
 	return out

@@ -4,16 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hplopt/hplopt/autotune"
-	"github.com/hplopt/hplopt/kernels"
 	"github.com/hplopt/hplopt/opencl"
 	"github.com/hplopt/hplopt/optimizer"
 	"github.com/hplopt/hplopt/replay"
-	"github.com/hplopt/hplopt/transforms"
 )
 
 // tableDevice measures a live search's point by its table's row, named
@@ -51,11 +49,9 @@ func (d tableDevice) Evaluate(_ context.Context, p autotune.Point) autotune.Resu
 // proposes with the same seed: that a replay is the live search, on
 // recorded times.
 func TestSearchIsReplay(t *testing.T) {
-	cmd := exec.Command("bash", "../docs/results/h100/scripts/groundtruth.sh")
-	cmd.Env = append(cmd.Environ(), "GT_TABLES=1", "GT_DEV=h200")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("groundtruth.sh with GT_TABLES=1: %v", err)
+	byName := map[string]groundTruthTable{}
+	for _, c := range groundTruthTables(t, "h200") {
+		byName[c.name] = c
 	}
 	h200 := &opencl.Device{MaxWorkGroupSize: 1024, MaxWorkItemSizes: []int{1024, 1024, 64}, LocalMemSize: 48 << 10}
 	for _, c := range []struct {
@@ -67,51 +63,27 @@ func TestSearchIsReplay(t *testing.T) {
 		{"gs-update4096-h200", ""},
 		{"jacobi2d5120-h200-fdtd", "bszy=4,szx=5120,lszy=2,szy=320,lmem=1"},
 	} {
-		var f []string
-		for _, line := range strings.Split(string(out), "\n") {
-			if g := strings.Split(line, "|"); len(g) == 6 && g[1] == c.table {
-				f = g
-			}
-		}
-		if f == nil {
+		gt, ok := byName[c.table]
+		if !ok {
 			t.Fatalf("groundtruth.sh lists no table %s", c.table)
 		}
 		tab, err := replay.LoadCSV("../testdata/replay/" + c.table + ".csv")
 		if err != nil {
 			t.Fatal(err)
 		}
-		size, err := parseGroundTruthSize(f[3])
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := kernels.Find(f[2])
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := b.Instance(size, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prob := problemOn(t, b.Kernel, in.Global, in.Args, h200)
-		var pins transforms.Params
-		if err := transforms.ParseParams(f[4], &pins); err != nil {
-			t.Fatal(err)
-		}
-		fixed := map[transforms.Name]int{}
+		prob := gt.problem(t, h200)
 		record := map[string]int{}
-		for _, kv := range strings.Split(f[4], ",") {
-			name, _, _ := strings.Cut(kv, "=")
-			fixed[transforms.Name(name)], _ = pins.Get(transforms.Name(name))
-			record[name] = fixed[transforms.Name(name)]
+		for name, v := range gt.fixed {
+			record[string(name)] = v
 		}
 		var first []map[string]int
 		cfg := replay.Config{Evaluations: int(math.Ceil(0.025 * float64(tab.Len())))}
 		if c.record != "" {
 			for _, kv := range strings.Split(c.record, ",") {
 				name, v, _ := strings.Cut(kv, "=")
-				var x int
-				fmt.Sscan(v, &x)
-				record[name] = x
+				if record[name], err = strconv.Atoi(v); err != nil {
+					t.Fatal(err)
+				}
 			}
 			first = append(first, record)
 			cfg.Records = first
@@ -121,7 +93,7 @@ func TestSearchIsReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		for seed := uint64(1); seed <= 3; seed++ {
-			live, err := optimizer.SearchFrom(context.Background(), prob.Passes, optimizer.Settings{Evals: (tab.Len() + 9) / 10, Stop: stop, Seed: seed, Fixed: fixed}, false, tableDevice{tab}, first...)
+			live, err := optimizer.SearchFrom(context.Background(), prob.Passes, optimizer.Settings{Evals: (tab.Len() + 9) / 10, Stop: stop, Seed: seed, Fixed: gt.fixed}, false, tableDevice{tab}, first...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -355,41 +355,17 @@ func checkSequence(t *testing.T, name string, rep *autotune.Report) {
 // adds a table commits before measuring it.
 func TestGroundTruthSpaces(t *testing.T) {
 	h100 := &opencl.Device{MaxWorkGroupSize: 1024, MaxWorkItemSizes: []int{1024, 1024, 64}, LocalMemSize: 48 << 10}
-	cmd := exec.Command("bash", filepath.Join("..", "docs", "results", "h100", "scripts", "groundtruth.sh"))
-	cmd.Env = append(os.Environ(), "GT_TABLES=1")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("groundtruth.sh with GT_TABLES=1: %v", err)
-	}
-	type table struct {
-		part, kernel string
-		size         kernels.Size
-		pins         string
-		points       int64
-	}
-	var tables []table
+	tables := groundTruthTables(t, "")
 	seen := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Split(line, "|")
-		if len(f) != 6 {
-			t.Fatalf("groundtruth.sh: %q: want PART|NAME|KERNEL|SIZE|PINS|POINTS", line)
-		}
+	for _, c := range tables {
 		// The script records the first line of a PART, and each NAME is
 		// a table's file: neither may repeat.
-		for _, key := range []string{"PART " + f[0], "NAME " + f[1]} {
+		for _, key := range []string{"PART " + c.part, "NAME " + c.name} {
 			if seen[key] {
 				t.Errorf("groundtruth.sh: %s twice", key)
 			}
 			seen[key] = true
 		}
-		c := table{part: f[0], kernel: f[2], pins: f[4]}
-		if c.size, err = parseGroundTruthSize(f[3]); err != nil {
-			t.Fatalf("groundtruth.sh %s: %v", c.part, err)
-		}
-		if c.points, err = strconv.ParseInt(f[5], 10, 64); err != nil {
-			t.Fatalf("groundtruth.sh %s: points %q: %v", c.part, f[5], err)
-		}
-		tables = append(tables, c)
 	}
 	// The script's tables up to the twenty-seventh session's: a table
 	// lost from it (a bad edit of $tables) fails here.
@@ -397,25 +373,7 @@ func TestGroundTruthSpaces(t *testing.T) {
 		t.Fatalf("groundtruth.sh lists %d tables, want at least 77", len(tables))
 	}
 	for _, c := range tables {
-		b, err := kernels.Find(c.kernel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := b.Instance(c.size, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prob := problemOn(t, b.Kernel, in.Global, in.Args, h100)
-		var pins transforms.Params
-		if err := transforms.ParseParams(c.pins, &pins); err != nil {
-			t.Fatal(err)
-		}
-		fixed := map[transforms.Name]int{}
-		for _, kv := range strings.Split(c.pins, ",") {
-			name, _, _ := strings.Cut(kv, "=")
-			fixed[transforms.Name(name)], _ = pins.Get(transforms.Name(name))
-		}
-		s, err := optimizer.NewSpace(prob.Passes, fixed)
+		s, err := optimizer.NewSpace(c.problem(t, h100).Passes, c.fixed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -423,6 +381,72 @@ func TestGroundTruthSpaces(t *testing.T) {
 			t.Errorf("groundtruth.sh %s (%s %v --params %s) on the H100: %d points, want %d", c.part, c.kernel, c.size, c.pins, got, c.points)
 		}
 	}
+}
+
+// groundTruthTable is a table groundtruth.sh lists (GT_TABLES=1): its
+// PART, NAME (the table's file), kernel, size, pins (as --params takes
+// them, and as the values they fix) and count of points.
+type groundTruthTable struct {
+	part, name, kernel string
+	size               kernels.Size
+	pins               string
+	fixed              map[transforms.Name]int
+	points             int64
+}
+
+// groundTruthTables returns the tables groundtruth.sh lists, named for
+// the device dev (GT_DEV; "": the script's default, h100); a line it
+// cannot read fails t.
+func groundTruthTables(t *testing.T, dev string) []groundTruthTable {
+	t.Helper()
+	cmd := exec.Command("bash", filepath.Join("..", "docs", "results", "h100", "scripts", "groundtruth.sh"))
+	cmd.Env = append(os.Environ(), "GT_TABLES=1")
+	if dev != "" {
+		cmd.Env = append(cmd.Env, "GT_DEV="+dev)
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("groundtruth.sh with GT_TABLES=1: %v", err)
+	}
+	var tables []groundTruthTable
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 6 {
+			t.Fatalf("groundtruth.sh: %q: want PART|NAME|KERNEL|SIZE|PINS|POINTS", line)
+		}
+		c := groundTruthTable{part: f[0], name: f[1], kernel: f[2], pins: f[4], fixed: map[transforms.Name]int{}}
+		if c.size, err = parseGroundTruthSize(f[3]); err != nil {
+			t.Fatalf("groundtruth.sh %s: %v", c.part, err)
+		}
+		if c.points, err = strconv.ParseInt(f[5], 10, 64); err != nil {
+			t.Fatalf("groundtruth.sh %s: points %q: %v", c.part, f[5], err)
+		}
+		var pins transforms.Params
+		if err := transforms.ParseParams(c.pins, &pins); err != nil {
+			t.Fatalf("groundtruth.sh %s: %v", c.part, err)
+		}
+		for _, kv := range strings.Split(c.pins, ",") {
+			name, _, _ := strings.Cut(kv, "=")
+			c.fixed[transforms.Name(name)], _ = pins.Get(transforms.Name(name))
+		}
+		tables = append(tables, c)
+	}
+	return tables
+}
+
+// problem returns the table's problem (its kernel at its size, seed 1)
+// on a device of dev's limits.
+func (c groundTruthTable) problem(t *testing.T, dev *opencl.Device) *optimizer.Problem {
+	t.Helper()
+	b, err := kernels.Find(c.kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := b.Instance(c.size, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return problemOn(t, b.Kernel, in.Global, in.Args, dev)
 }
 
 // parseGroundTruthSize reads groundtruth.sh's SIZE FLAGS: -n N,... and
