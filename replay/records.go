@@ -19,7 +19,11 @@ import (
 // exhaustive --params PINS): each point recorded is a row, with its
 // outcome (a failure stays one) and time; a point never measured is not in
 // the table, so a strategy that proposes it gets Illegal. A point recorded
-// more than once (several runs) takes its latest evaluation. A row's cost
+// more than once (several runs) takes its latest evaluation, but for a
+// timeout after a time measured: a timeout's limit is its run's (say,
+// a multiple of the best time that run had found), not the point's, so a
+// run that stopped a slow point early does not erase the time an earlier
+// run measured for it in full. A row's cost
 // is the wall time from the end of the evaluation measured before it in
 // its run (in measurement order) to its own end, the first's from its
 // start: the evaluation's share of the search's time, as the CSV tables'
@@ -106,7 +110,9 @@ func FromRecords(db *records.DB, query string, order []string) (*Records, error)
 		}
 		key := e.Point()
 		if j, ok := index[key]; ok {
-			r.rows[j] = row
+			if row.Outcome != autotune.Timeout || r.rows[j].Outcome != autotune.OK {
+				r.rows[j] = row
+			}
 			continue
 		}
 		index[key] = len(r.rows)

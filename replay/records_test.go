@@ -15,8 +15,9 @@ import (
 
 // recorded makes a records database with one problem measured in two
 // runs: a grid a in {1, 2, 4} x b in {1, 2}, where (4, 2) was never
-// measured, (2, 2) failed, and (1, 1) was measured again by the second
-// run (its time then counts).
+// measured, (2, 2) failed, (1, 1) was measured again by the second run
+// (its time then counts), and (2, 1) timed out in the second run (its
+// time measured in the first still counts).
 func recorded(t *testing.T) *records.DB {
 	t.Helper()
 	db, err := records.Open(filepath.Join(t.TempDir(), "r.db"), records.Options{})
@@ -37,7 +38,10 @@ func recorded(t *testing.T) *records.DB {
 			{Params: map[string]int{"a": 2, "b": 2}, Outcome: autotune.Compile, Err: "no"},
 			{Params: map[string]int{"a": 4, "b": 1}, Outcome: autotune.OK, Ms: 0.5},
 		}},
-		{`{"strategy":"random"}`, []records.Evaluation{{Params: map[string]int{"a": 1, "b": 1}, Outcome: autotune.OK, Ms: 2.5}}},
+		{`{"strategy":"random"}`, []records.Evaluation{
+			{Params: map[string]int{"a": 1, "b": 1}, Outcome: autotune.OK, Ms: 2.5},
+			{Params: map[string]int{"a": 2, "b": 1}, Outcome: autotune.Timeout, Err: "past 1 ms"},
+		}},
 	} {
 		rec, err := db.Begin(key, records.Run{Strategy: "s", Settings: json.RawMessage(run.settings), Started: t0.Add(time.Duration(i) * time.Hour)})
 		if err != nil {
@@ -78,7 +82,7 @@ func TestFromRecords(t *testing.T) {
 		b, a int
 		out  autotune.Outcome
 		ms   float64
-	}{{1, 1, autotune.OK, 2.5}, {2, 2, autotune.Compile, 0}, {2, 4, autotune.Illegal, 0}, {1, 4, autotune.OK, 0.5}} {
+	}{{1, 1, autotune.OK, 2.5}, {1, 2, autotune.OK, 1.5}, {2, 2, autotune.Compile, 0}, {2, 4, autotune.Illegal, 0}, {1, 4, autotune.OK, 0.5}} {
 		p, _ := tab.Space().FromValues([]int{c.b, c.a})
 		if r := ev.Evaluate(context.Background(), p); r.Outcome != c.out || r.Ms != c.ms {
 			t.Errorf("a=%d,b=%d: %v %v, want %v %v", c.a, c.b, r.Outcome, r.Ms, c.out, c.ms)
