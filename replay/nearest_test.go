@@ -53,11 +53,13 @@ func TestNearest(t *testing.T) {
 		// pins; its -fdtd table's holds these.
 		{"gs-update6144-h200-fdtd.csv", []string{"gs-update7168-h200-fdtd.csv", "gs-update5120-h200-fdtd.csv", "gs-update8192-h200-fdtd.csv"}},
 		// No other size on the H100: the two nearest on the H200, its
-		// kin.
-		{"syrk1024-h100.csv", []string{"syrk1536-h200.csv", "syrk2048-h200.csv"}},
-		// Its one other table is of its own problem (the same sizes,
-		// other pins): none.
-		{"nbody32768-h100.csv", nil},
+		// kin, the same sizes first.
+		{"syrk1024-h100.csv", []string{"syrk1024-h200.csv", "syrk1536-h200.csv"}},
+		// Its one other H100 table is of its own problem (the same sizes,
+		// other pins): the same sizes on the H200, its kin, whose two
+		// tables are one problem, the fastest row with its pins that of
+		// the wide one.
+		{"nbody32768-h100.csv", []string{"nbody32768-h200-wide.csv"}},
 	} {
 		seeds, from := Nearest(tables[c.table], all)
 		if got := base(from); !reflect.DeepEqual(got, c.want) || len(seeds) != len(from) {
