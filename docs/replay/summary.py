@@ -122,6 +122,15 @@ TABLES = [
     ("boxfilter7168-h200-fdtd", "BOXFILTER 7168 H200 fdtd", "h200"),
     ("jacobi2d5120-h200-fdtd", "jacobi2d 5120 H200 fdtd", "h200"),
     ("gs-update7168-h200-fdtd", "GS-UPDATE 7168 H200 fdtd", "h200"),
+    ("nbody32768-h200", "NBODY 32768 H200", "h200"),
+    ("mv8192-h200", "MV 8192 H200", "h200"),
+    ("conv2d1024-h200", "2DCONV 1024 H200", "h200"),
+    ("syrk1024-h200", "SYRK 1024 H200", "h200"),
+    ("matmul1024-h200", "MATMUL 1024 H200", "h200"),
+    ("boxfilter3072-h200-fdtd", "BOXFILTER 3072 H200 fdtd", "h200"),
+    ("syr2k1024-h200", "SYR2K 1024 H200", "h200"),
+    ("nbody32768-h200-wide", "NBODY 32768 H200 wide", "h200"),
+    ("mv8192-h200-wide", "MV 8192 H200 wide", "h200"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables

@@ -7,8 +7,9 @@
 # 0.791 to 1.000 (docs/replay.md, "A budget of evaluations is not
 # shared"). Each line: the table, binary, seed, best time found, the
 # table's recorded optimum. Everything also in $OUT/out.tgz.
-# Not run yet: written in the thirty-fifth session after its device time
-# was spent (the device tool refused to start another machine).
+# Written in the thirty-fifth session after its device time was spent;
+# run in the thirty-sixth with SEEDS=3 (docs/replay/live/session36b.txt,
+# and every search's output in session36b.tar.xz).
 # Run from the repository root: OUT=/some/dir bash docs/results/h100/scripts/session35b.sh
 set -u
 : "${OUT:?set OUT to the output directory}"
