@@ -349,7 +349,7 @@ func TestReplayTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := filepath.Join(dir, "r.json")
-	st, out, errs := hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024*.csv", "--subset", subset, "--json", js)
+	st, out, errs := hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024-h1*.csv", "--subset", subset, "--json", js)
 	if st != 0 {
 		t.Fatalf("status %d, stderr %s", st, errs)
 	}
@@ -387,7 +387,7 @@ func TestReplayTables(t *testing.T) {
 	}
 	// Compared with that JSON: without the anchored initial points
 	// gs-update 4096 falls to 0.720 and behind random search.
-	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024*.csv", "--opening", "anchored=none", "--against", js)
+	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024-h1*.csv", "--opening", "anchored=none", "--against", js)
 	for _, want := range []string{
 		"# against " + js + ": opening, seeds 1 to 20, a budget of 0.1;",
 		"\ngs-update4096-h200.csv: 0.930 yes -> 0.720 no\n",
@@ -403,7 +403,7 @@ func TestReplayTables(t *testing.T) {
 	// Started from the best of its other sizes (--tuned), as a live
 	// search with them in its records: gs-update 4096 meets the target.
 	js2 := filepath.Join(dir, "tuned.json")
-	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024*.csv", "--tuned", "../testdata/replay/gs-update*.csv", "--against", js, "--json", js2)
+	st, out, errs = hplopt("replay", "--tables", "../testdata/replay/gs-update4096-h200.csv,../testdata/replay/syrk1024-h1*.csv", "--tuned", "../testdata/replay/gs-update*.csv", "--against", js, "--json", js2)
 	for _, want := range []string{
 		"# --tuned ../testdata/replay/gs-update*.csv: the searches of 1 of the 2 tables first start from the best of the nearest of those tables of their kernel",
 		"\ngs-update4096-h200.csv: 0.930 yes -> 1.000 yes (now meets the target)\n",
@@ -442,10 +442,10 @@ func TestReplayTables(t *testing.T) {
 	}
 	// One table: the line says where its searches start.
 	st, out, errs = hplopt("replay", "--table", "../testdata/replay/syrk1024-h100.csv", "-s", "random", "--seeds", "2", "--tuned", "../testdata/replay/syrk*.csv,../testdata/replay/gs-update*.csv")
-	if want := "# --tuned: the searches first start from the best of syrk1536-h200.csv, syrk2048-h200.csv, carried to these sizes"; st != 0 || !strings.Contains(out, want) {
+	if want := "# --tuned: the searches first start from the best of syrk1024-h200.csv, syrk1536-h200.csv, carried to these sizes"; st != 0 || !strings.Contains(out, want) {
 		t.Errorf("--table --tuned: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)
 	}
-	st, out, errs = hplopt("replay", "--table", "../testdata/replay/nbody32768-h100.csv", "-s", "random", "--seeds", "2", "--tuned", "../testdata/replay/nbody*.csv")
+	st, out, errs = hplopt("replay", "--table", "../testdata/replay/nbody32768-h100.csv", "-s", "random", "--seeds", "2", "--tuned", "../testdata/replay/nbody*-h100*.csv")
 	if want := "# --tuned: no table of this kernel's family or kin"; st != 0 || !strings.Contains(out, want) {
 		t.Errorf("--table --tuned, none: status %d, output lacks %q:\n%s\nstderr %s", st, want, out, errs)
 	}
