@@ -306,10 +306,7 @@ func bestSoFar(rep *autotune.Report, n int, truth func(autotune.Eval) float64) [
 // e's own for a point not in the table.
 func (t *Table) recorded(e autotune.Eval) float64 {
 	if r, ok := t.Lookup(e.Point); ok {
-		if r.Outcome == autotune.OK {
-			return r.Ms
-		}
-		return math.Inf(1)
+		return r.result().Fitness()
 	}
 	return e.Result.Fitness()
 }

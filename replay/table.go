@@ -45,6 +45,15 @@ type Row struct {
 	Cost time.Duration
 }
 
+// result returns the row's outcome, with its time when it has one.
+func (r Row) result() autotune.Result {
+	res := autotune.Result{Outcome: r.Outcome}
+	if r.Outcome == autotune.OK {
+		res.Ms = r.Ms
+	}
+	return res
+}
+
 // Source is recorded measurements of a space: its parameters and rows. A
 // CSV file is one (ReadCSV), the records of a problem in a records
 // database another (FromRecords).
@@ -542,12 +551,10 @@ func (e *Evaluator) Evaluate(_ context.Context, p autotune.Point) autotune.Resul
 		cost = time.Duration(r.Ms * float64(time.Millisecond))
 	}
 	e.clock += cost
-	res := autotune.Result{Outcome: r.Outcome, Cost: autotune.Cost{Run: cost}}
-	if r.Outcome == autotune.OK {
-		res.Ms = r.Ms
-		if e.noise > 0 {
-			res.Ms *= math.Exp(e.noise * e.rng.NormFloat64())
-		}
+	res := r.result()
+	res.Cost = autotune.Cost{Run: cost}
+	if r.Outcome == autotune.OK && e.noise > 0 {
+		res.Ms *= math.Exp(e.noise * e.rng.NormFloat64())
 	}
 	return res
 }
