@@ -613,47 +613,10 @@ func repeatingTables(t testing.TB) []string {
 // 0.95 of the optimum after 2.5% of the table, or, where beats is false,
 // does not beat random search at every budget from 20 evaluations. Each
 // holds the median fraction the default reaches there now, which it must
-// not fall below. The three 3DCONV tables of 5x5x5 and 7x7x7 filters left
-// it with the anchored moves of 2026-12-02 (docs/replay.md, "Anchored
-// moves"); gs-update, held out, came in the same day; the same kernel
-// at 8192, held out the next session, missed too until the start points'
-// anchored moves joined the opening's initial points (docs/replay.md,
-// "Anchored initial points"). Three of the eight tables held out from
-// that default the session after came in as misses: gs-update 8192 with
-// FDTD-EY's pins below 0.95, boxfilter and jacobi2d with them not beating
-// random search early; three of the seven held out the session after came
-// in as misses too: bicg 4096 below 0.95, stencil2d 8192 and jacobi2d 8192
-// with FDTD-EY's pins not beating random search early; and four of the six
-// that joined the session after (stencil2d 8192 with FDTD-EY's pins, its
-// first pass re-checked; fdtd-hz and boxfilter 8192 with FDTD-EY's pins not
-// beating random search early, jacobi2d 8192 with BOXFILTER's below 0.95).
-// The opening's Plateau, made the default then (docs/replay.md, "A plateau
-// of start points"), took boxfilter 4096 and stencil2d 8192 with FDTD-EY's
-// pins and stencil2d 8192 out of misses. Of the ten that joined the session
-// after (seven held out for Plateau, and three first passes re-checked),
-// one came in as a miss: fdtd-ey 8192, flat, not beating random search
-// early. Of the four held out the session after, one came in as a miss:
-// gs-update 6144 with FDTD-EY's pins, below 0.95; of the three held out
-// the session after, one: SYRK 2048, below 0.95; of the last three, held
-// out the session after that, none. The opening's model of a length scale
-// per parameter, the default since the thirty-first session
-// (docs/replay.md, "A length scale per parameter"), took bicg 4096 (0.822
-// to 1.000) and boxfilter 8192 with FDTD-EY's pins (now beating random
-// search from 20) out of misses. Of the three held out for it that repeat
-// (gs-update 3072, bicg 6144, jacobi2d 6144 with FDTD-EY's pins), one came
-// in as a miss: jacobi2d 6144 -fdtd, below 0.95 and behind random search
-// at 20. One plateau round instead of three, the default since the same
-// session (docs/replay.md, "One round on a plateau"), took gs-update 8192
-// and jacobi2d 6144 -fdtd (at 0.95 and beating random search), jacobi2d
-// 8192 -fdtd and fdtd-hz 8192 (beating random search) out of misses, and
-// brought bicg 4096 back (0.911). Of the five held out in the thirty-second
-// session for a candidate that stayed one (GlobalRounds 2), one came in as
-// a miss of the default: jacobi2d 5120 -fdtd, below 0.95 and behind random
-// search at 20. Of the nine held out in the thirty-sixth session for the
-// default whose opening keeps a given budget (the subspaces of the
-// paper's kernels the H100's tables hold, recorded on the H200, and
-// boxfilter 3072 with FDTD-EY's pins), one came in as a miss: boxfilter
-// 3072 -fdtd, below 0.95.
+// not fall below, and why it misses. Which change took a table out of
+// misses or brought it in, session by session, is in docs/replay.md's
+// "The issue's target" (its list of earlier counts) and in the sections
+// of the changes.
 var misses = map[string]struct {
 	median float64
 	beats  bool
@@ -676,34 +639,10 @@ var misses = map[string]struct {
 // whose rows repeat: the median fraction of the optimum after 2.5% of the
 // table's rows (rounded up) is at least 0.95, and its score beats random
 // search's expected best at every budget from 20 evaluations, but for the
-// tables in misses, where it must not fall below what it reaches now. The 2DCONV
-// and MATMUL wide tables were recorded after the default of 2026-11-27 was
-// chosen, the TRANSPOSE, SYR2K and DCS3D ones (kernels no table held
-// before) after that day's, MATMUL 512 on PoCL, 3DCONV and jacobi2d later
-// that day, and eight held-out tables (COVARIANCE, SEPFILTER, STENCIL3D,
-// 1DCONV, MATMUL-GUARD, MVT, BOXFILTER and FDTD-EY: replayed with that
-// default before any change to it was judged on them) later still, and
-// five of those subspaces recorded again on an H200 after that (3DCONV,
-// BOXFILTER, TRANSPOSE, MVT and SEPFILTER), and the 3DCONV subspace with
-// filters of 3x3x3 and 7x7x7 on the H200 after that, and five held-out
-// tables of kernels no table held (bicg, gs-r, stencil2d, gs-update and
-// fdtd-hz, on the H200) after the anchored moves, and five more held out
-// the next session (gs-update 8192, gs-r 8192, and jacobi2d, transpose
-// and fdtd-ey with BOXFILTER's pins), and seven more held out from the
-// anchored initial points the session after (gs-update 8192, stencil2d,
-// boxfilter and jacobi2d with FDTD-EY's pins, gs-update 6144, fdtd-hz and
-// transpose 8192 with BOXFILTER's), and seven more held out the session
-// after (transpose and jacobi2d 8192 with FDTD-EY's pins, mv 8192 with
-// MVT's, bicg and mvt 4096, stencil2d and boxfilter 8192), and six more
-// the session after (stencil2d 8192 with FDTD-EY's pins, held out the
-// session before; fdtd-hz, boxfilter and transpose 8192 with FDTD-EY's
-// pins, jacobi2d and fdtd-ey 8192 with BOXFILTER's), and ten more the
-// session after (seven held out for the default with Plateau: 2DCONV 2048,
-// and stencil2d, jacobi2d, boxfilter, fdtd-hz, transpose and fdtd-ey 6144
-// with other kernels' pins; the first passes of fdtd-ey 8192 and mvt and
-// bicg 16384, re-checked), and four more held out for it the session
-// after (3DCONV 256 k=3, sepfilter and transpose 8192, gs-update 6144 with
-// FDTD-EY's pins) (docs/replay.md).
+// tables in misses, where it must not fall below what it reaches now. Most
+// of the tables were recorded after the default of their day was chosen,
+// and replayed with it before any change to it was judged on them
+// (docs/replay.md, "Which tables repeat" and "The issue's target").
 func TestDefaultOnRepeatingTables(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the tables of repeating.txt, 20 seeds each (about four minutes on 2 cores)")
