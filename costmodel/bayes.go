@@ -133,6 +133,19 @@ type BayesSettings struct {
 	// for the opening, strategies.OpeningSettings.GlobalRounds).
 	// Default 0: every round (Batch-Local points anywhere).
 	GlobalRounds int
+	// Exploit, when positive, has the rounds from the Exploit-th on
+	// (the first model's round is the first) choose their points after
+	// the Local ones, the points anywhere, by the model's prediction
+	// alone: the point never measured of the lowest predicted time, as
+	// Falch and Elster's second stage measures the best predicted, while
+	// that time is below the fastest measured; else, and in the rounds
+	// before, by expected improvement. Expected improvement also pays for
+	// the model's uncertainty, and once the fastest basin is found it
+	// spends the point anywhere on parameters that hardly matter (bicg
+	// 4096's unroll factor; docs/replay.md, "The round's point anywhere
+	// by the predicted time"). Default 0: every round by expected
+	// improvement.
+	Exploit int
 	// ARD fits the model with a length scale per parameter instead of
 	// one for all: each parameter's weight (0.25 to 4 times the GP's
 	// reciprocal length scale) chosen each round by the marginal
@@ -231,6 +244,9 @@ type Bayes struct {
 	// carry is the last round's correlations, for the next round's
 	// (corrCarry).
 	carry *corrCarry
+	// guessed counts the points chosen as the model's best guess
+	// (Exploit).
+	guessed int
 }
 
 // guess is a round's model and pool, and, once Likely asked, the pool's
@@ -410,6 +426,8 @@ func (b *Bayes) acquire() []autotune.Point {
 		corr = b.carry.seed(enc, xs, keys)
 	}
 	measured := len(xs)
+	fastest := slices.Min(y) // the fastest measured, in log time
+	exploit := b.set.Exploit > 0 && b.rounds >= b.set.Exploit
 	nLocal := b.set.Local
 	if b.set.GlobalRounds > 0 && b.rounds > b.set.GlobalRounds {
 		nLocal = b.set.Batch
@@ -434,7 +452,7 @@ func (b *Bayes) acquire() []autotune.Point {
 		// The round's first Local points (all of them after GlobalRounds
 		// rounds) come from the neighbourhood of the best (while it has
 		// points left), the others from anywhere.
-		cand := px
+		cand, anywhere := px, true
 		if plateau && len(out) < cover && len(out) < nLocal {
 			// The flags flipped at the fastest centres first.
 			pick := slices.Index(taken[:cover], false)
@@ -445,14 +463,25 @@ func (b *Bayes) acquire() []autotune.Point {
 			continue
 		}
 		if len(out) < nLocal && len(out) < len(local) {
-			cand = px[:len(local)]
+			cand, anywhere = px[:len(local)], false
 			if len(out) == 0 && cover > 0 {
 				cand = px[:cover]
 			} else if len(out) == 0 && anchored > 0 {
 				cand = px[:anchored]
 			}
 		}
-		picks, means := gp.topEICached(cand, taken, slices.Min(y)-b.set.Xi, 1, corr)
+		var picks []int
+		var means []float64
+		if anywhere && exploit {
+			// The model's best guess, while it predicts a gain.
+			if i, m := gp.lowestMean(px, taken, corr); i >= 0 && m < fastest {
+				picks, means = []int{i}, []float64{m}
+				b.guessed++
+			}
+		}
+		if picks == nil {
+			picks, means = gp.topEICached(cand, taken, slices.Min(y)-b.set.Xi, 1, corr)
+		}
 		if len(picks) == 0 {
 			break
 		}

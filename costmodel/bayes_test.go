@@ -530,3 +530,76 @@ func TestBayesPlateau(t *testing.T) {
 		}
 	}
 }
+
+// lowestMean is the loop over the points calling Predict, keeping the
+// first of the lowest mean, with or without the correlations cached.
+func TestLowestMean(t *testing.T) {
+	r := autotune.NewRand(2)
+	f := func(a, b float64) float64 { return (a-0.6)*(a-0.6)*4 + math.Cos(4*b) }
+	var x [][]float64
+	var y []float64
+	for range 30 {
+		a, b := r.Float64(), r.Float64()
+		x, y = append(x, []float64{a, b}), append(y, f(a, b))
+	}
+	gp, err := FitGP(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := make([][]float64, 300)
+	taken := make([]bool, len(pool))
+	for i := range pool {
+		pool[i] = []float64{r.Float64(), r.Float64()}
+		taken[i] = i%7 == 0
+	}
+	want, wantMean := -1, math.Inf(1)
+	for i, p := range pool {
+		if m, _ := gp.Predict(p, nil); !taken[i] && m < wantMean {
+			want, wantMean = i, m
+		}
+	}
+	// The lowest mean of all, taken out, is not chosen.
+	all, _ := gp.lowestMean(pool, make([]bool, len(pool)), nil)
+	if !taken[all] {
+		taken[all] = true
+		want, wantMean = -1, math.Inf(1)
+		for i, p := range pool {
+			if m, _ := gp.Predict(p, nil); !taken[i] && m < wantMean {
+				want, wantMean = i, m
+			}
+		}
+	}
+	cache := newCorrCache(len(pool))
+	for _, c := range []*corrCache{nil, cache, cache} { // the cache empty, then filled
+		got, mean := gp.lowestMean(pool, taken, c)
+		if got != want || math.Abs(mean-wantMean) > 1e-12 {
+			t.Errorf("lowestMean (cache %v): %d (%.6f), want %d (%.6f)", c != nil, got, mean, want, wantMean)
+		}
+	}
+	if got, _ := gp.lowestMean(pool, slices.Repeat([]bool{true}, len(pool)), nil); got != -1 {
+		t.Errorf("every point taken: %d, want -1", got)
+	}
+}
+
+// With Exploit, the rounds from the Exploit-th choose some of their points
+// anywhere as the model's best guess, none before; without it, none.
+func TestBayesExploit(t *testing.T) {
+	for _, exploit := range []int{0, 1, 3} {
+		s := gridSpace(t)
+		b := NewBayes(s, autotune.NewRand(3), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Exploit: exploit})
+		measureNext(t, b, 8)
+		for round := 1; round <= 6; round++ {
+			before := b.guessed
+			batch := nextRound(t, b, 4)
+			if (exploit == 0 || round < exploit) && b.guessed > before {
+				t.Errorf("Exploit %d: round %d chose %d points as the model's guess", exploit, round, b.guessed-before)
+			}
+			for _, q := range batch {
+				b.Tell(q, gridTime(context.Background(), q))
+			}
+		}
+		if exploit > 0 && b.guessed == 0 {
+			t.Errorf("Exploit %d: no point chosen as the model's guess in 6 rounds; the test shows nothing", exploit)
+		}
+	}
+}

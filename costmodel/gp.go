@@ -398,21 +398,7 @@ func (g *GP) topEICached(xs [][]float64, taken []bool, best float64, k int, cach
 				ub[i] = math.Inf(-1)
 				continue
 			}
-			m, kmax := g.mean, 0.0
-			corr := row(i)
-			for j, xj := range g.x {
-				var k float64
-				if j < len(corr) {
-					k = corr[j]
-				} else {
-					k = matern52(dist(xs[i], xj), g.scale)
-					if cache != nil {
-						corr = append(corr, k)
-					}
-				}
-				m += k * g.alpha[j]
-				kmax = max(kmax, k*k)
-			}
+			m, kmax, corr := g.meanOf(xs[i], row(i), cache != nil)
 			if cache != nil {
 				cache.rows[i] = corr
 			}
@@ -474,6 +460,65 @@ func (g *GP) topEICached(xs [][]float64, taken []bool, best float64, k int, cach
 		picks, means = append(picks, s.i), append(means, s.mean)
 	}
 	return picks, means
+}
+
+// meanOf returns the predicted mean at x and the largest squared
+// correlation of x with a sample, the correlations taken from corr where
+// it holds them and computed after; with keep, corr with those computed
+// appended (a corrCache row), else corr as given.
+func (g *GP) meanOf(x, corr []float64, keep bool) (mean, kmax float64, row []float64) {
+	mean = g.mean
+	for j, xj := range g.x {
+		var k float64
+		if j < len(corr) {
+			k = corr[j]
+		} else {
+			k = matern52(dist(x, xj), g.scale)
+			if keep {
+				corr = append(corr, k)
+			}
+		}
+		mean += k * g.alpha[j]
+		kmax = max(kmax, k*k)
+	}
+	return mean, kmax, corr
+}
+
+// lowestMean returns the index of the point of xs (skipping those taken)
+// of the lowest predicted mean, and that mean; -1 when none is left. It
+// reads and fills cache's rows as topEICached does (nil: none), and needs
+// no variance: O(n) a point.
+func (g *GP) lowestMean(xs [][]float64, taken []bool, cache *corrCache) (pick int, mean float64) {
+	if cache != nil {
+		cache.use(g)
+	}
+	ms := make([]float64, len(xs))
+	parallel(len(xs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if taken[i] {
+				continue
+			}
+			var corr []float64
+			if cache != nil {
+				corr = cache.rows[i]
+			}
+			m, _, corr := g.meanOf(xs[i], corr, cache != nil)
+			if cache != nil {
+				cache.rows[i] = corr
+			}
+			ms[i] = m
+		}
+	})
+	pick = -1
+	for i, m := range ms {
+		if !taken[i] && !math.IsNaN(m) && (pick < 0 || m < ms[pick]) {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return -1, 0
+	}
+	return pick, ms[pick]
 }
 
 // extend returns the GP of g's length scale and noise fitted to x and y,

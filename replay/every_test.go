@@ -27,6 +27,7 @@ var (
 	everyOmit     = flag.Bool("every-omit-illegal", false, "the opening's model leaves out the points rejected as Illegal (strategies.OpeningSettings.OmitIllegal; default false: it takes them for the slowest time)")
 	everyRounds   = flag.Int("every-plateau-rounds", 0, "the first rounds the opening's Plateau may widen (strategies.OpeningSettings.PlateauRounds; 0: the default, strategies.OpeningPlateauRounds)")
 	everyGlobal   = flag.Int("every-global-rounds", 0, "the opening's first rounds that choose a point anywhere, every point of a later round local (strategies.OpeningSettings.GlobalRounds; 0: every round, the default; 2: the candidate)")
+	everyExploit  = flag.Int("every-exploit", 0, "the opening's first round whose point anywhere is the model's best guess (strategies.OpeningSettings.Exploit; 0: the default, 3; -1: none)")
 	everyIso      = flag.Bool("every-isotropic", false, "the opening's model has one length scale for all parameters (strategies.OpeningSettings.Isotropic; default false: one per parameter)")
 	everyPlateau  = flag.Float64("every-plateau", 0, "the opening's wider look on a plateau (strategies.OpeningSettings.Plateau; 0: the default, strategies.OpeningPlateau; negative: none)")
 	everyOpening  = flag.String("every-opening", "", "the opening's settings as hplopt's --opening takes them (strategies.ParseOpening: global-rounds=2,omit-illegal), instead of the -every-* flag of each")
@@ -89,7 +90,7 @@ func BenchmarkEveryTable(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	opening := strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, GlobalRounds: *everyGlobal, Isotropic: *everyIso}
+	opening := strategies.OpeningSettings{Then: *everyThen, Anchored: *everyAnchored, Cover: *everyCover, OmitIllegal: *everyOmit, Plateau: *everyPlateau, PlateauRounds: *everyRounds, GlobalRounds: *everyGlobal, Exploit: *everyExploit, Isotropic: *everyIso}
 	if *everyOpening != "" {
 		if opening != (strategies.OpeningSettings{}) {
 			b.Fatal("give -every-opening or the -every-* flag of each setting, not both")
@@ -126,6 +127,9 @@ func BenchmarkEveryTable(b *testing.B) {
 		}
 		if *everyRounds != 0 {
 			name += fmt.Sprintf(", plateau rounds %d", *everyRounds)
+		}
+		if *everyExploit != 0 {
+			name += fmt.Sprintf(", exploit %d", *everyExploit)
 		}
 		if *everyIso {
 			name += ", one length scale"

@@ -122,6 +122,8 @@ var openingKeys = []openingKey{
 		func(o *OpeningSettings) *int { return &o.PlateauRounds }),
 	wholeKey("global-rounds", "the first rounds that choose a point anywhere, every point of a later round local (default 0: every round; 2: a candidate)", 0, false,
 		func(o *OpeningSettings) *int { return &o.GlobalRounds }),
+	wholeKey("exploit", fmt.Sprintf("the first round whose point anywhere is the model's best guess while it predicts a gain (default %d; none: expected improvement in every round)", OpeningExploit), 1, true,
+		func(o *OpeningSettings) *int { return &o.Exploit }),
 	wholeKey("cover", "the first local point of each round gives a parameter of at most this many values a value never measured (default 0: none; 2: flags, a candidate)", 0, false,
 		func(o *OpeningSettings) *int { return &o.Cover }),
 	boolKey("omit-illegal", "leave the points the space cannot hold out of the model (default false: the slowest time; a candidate)",
@@ -197,6 +199,7 @@ func (o OpeningSettings) Canonical() OpeningSettings {
 	zero(&o.Anchored, OpeningAnchored)
 	zero(&o.Neighbours, OpeningNeighbours)
 	zero(&o.PlateauRounds, OpeningPlateauRounds)
+	zero(&o.Exploit, OpeningExploit)
 	if o.Share == OpeningShare {
 		o.Share = 0
 	}

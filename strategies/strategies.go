@@ -46,6 +46,10 @@ const (
 	// the first round alone looks wider on a plateau (3 before the
 	// thirty-first session).
 	OpeningPlateauRounds = 1
+	// OpeningExploit is OpeningSettings.Exploit's default: from the
+	// third round on, a round's point anywhere is the model's best guess
+	// while it predicts a gain (since the thirty-seventh session).
+	OpeningExploit = 3
 )
 
 // BanditTechniques are the strategies the bandit chooses among, by name.
@@ -149,6 +153,15 @@ type OpeningSettings struct {
 	// tables did not make the default (docs/replay.md, "Local rounds
 	// after two").
 	GlobalRounds int
+	// Exploit is the first of hybrid's rounds whose point anywhere is
+	// the point of the lowest predicted time, while the model predicts it
+	// faster than the fastest measured, instead of the point of the
+	// largest expected improvement (costmodel.BayesSettings.Exploit).
+	// Default 0: OpeningExploit, the default since the thirty-seventh
+	// session (docs/replay.md, "The round's point anywhere by the
+	// predicted time"); negative for none (every round by expected
+	// improvement, as before).
+	Exploit int
 	// Isotropic fits the opening's model with one length scale for all
 	// parameters, as before the thirty-first session, instead of one per
 	// parameter chosen by the likelihood (costmodel.BayesSettings.ARD):
@@ -335,6 +348,15 @@ func newOpening(space *autotune.Space, r *rand.Rand, opt Options) autotune.Strat
 	// GlobalRounds rounds (docs/replay.md, "Local rounds after two": a
 	// candidate, not the default).
 	set.GlobalRounds = opt.Opening.GlobalRounds
+	// From the Exploit-th round on, the point anywhere the model's best
+	// guess while it predicts a gain (docs/replay.md, "The round's point
+	// anywhere by the predicted time").
+	switch e := opt.Opening.Exploit; {
+	case e == 0:
+		set.Exploit = OpeningExploit
+	case e > 0:
+		set.Exploit = e
+	}
 	if near := opt.Opening.Neighbours; near >= 0 {
 		if near == 0 {
 			near = OpeningNeighbours
