@@ -259,6 +259,11 @@ type guess struct {
 	best   float64
 	ranked []autotune.Point
 	corr   *corrCache // the round's, for px
+	// exploit says the next round chooses its point anywhere as the
+	// model's guess (Exploit) while it is below fastest, the fastest log
+	// time measured.
+	exploit bool
+	fastest float64
 }
 
 // NewBayes returns a Bayesian optimization of space drawing from r.
@@ -314,7 +319,10 @@ func (b *Bayes) Upcoming(n int) []autotune.Point { return b.upcoming(n, b.plan) 
 // Likely returns up to n points the next round may choose: the points of
 // the largest expected improvement under the model that chose the current
 // round, after the round's own (the round's choice continued without the
-// kriging believer), never proposed, among the points the round scored:
+// kriging believer), never proposed, among the points the round scored
+// (with Exploit, when the next round's point anywhere is the model's
+// guess, the point of the lowest predicted time first, while it is below
+// the fastest measured):
 // the whole space when it is at most Whole points, else the neighbours
 // (Local) only, the random pool being drawn anew each round. None before
 // the first round. The ranking is made once a round, on the first call;
@@ -325,10 +333,20 @@ func (b *Bayes) Likely(n int) []autotune.Point {
 		return nil
 	}
 	if g.ranked == nil {
+		g.ranked = []autotune.Point{}
+		first := -1
+		if g.exploit {
+			// The point the next round's guess would be now, first.
+			if i, m := g.gp.lowestMean(g.px, g.taken, g.corr); i >= 0 && m < g.fastest {
+				first = i
+				g.ranked = append(g.ranked, g.pool[i])
+			}
+		}
 		picks, _ := g.gp.topEICached(g.px, g.taken, g.best, max(2*n, 16), g.corr)
-		g.ranked = make([]autotune.Point, 0, len(picks))
 		for _, i := range picks {
-			g.ranked = append(g.ranked, g.pool[i])
+			if i != first {
+				g.ranked = append(g.ranked, g.pool[i])
+			}
 		}
 		g.px, g.taken, g.corr = nil, nil, nil
 	}
@@ -496,6 +514,10 @@ func (b *Bayes) acquire() []autotune.Point {
 	b.guess = nil
 	if gp != nil && len(out) > 0 {
 		g := &guess{gp: gp, pool: pool, px: px, taken: taken, best: slices.Min(y) - b.set.Xi, corr: corr}
+		if b.set.Exploit > 0 && b.rounds+1 >= b.set.Exploit {
+			// The next round's point anywhere may be the model's guess.
+			g.exploit, g.fastest = true, fastest
+		}
 		if !whole {
 			// The random points are drawn anew each round: the next
 			// round may choose again among the neighbours only.

@@ -603,3 +603,38 @@ func TestBayesExploit(t *testing.T) {
 		}
 	}
 }
+
+// With Exploit, the points Likely guesses for the next round begin with
+// the point of the lowest predicted time under the current round's model
+// while it is below the fastest measured (the point the next round's
+// guess would be now); from the round before the Exploit-th on.
+func TestBayesLikelyExploit(t *testing.T) {
+	s := gridSpace(t)
+	b := NewBayes(s, autotune.NewRand(3), BayesSettings{Init: 8, Batch: 4, Local: 3, LocalBest: 2, Exploit: 2})
+	measureNext(t, b, 8)
+	checked := 0
+	for round := 1; round <= 6; round++ {
+		batch := nextRound(t, b, 4)
+		g := b.guess
+		if g == nil {
+			t.Fatalf("round %d: no guess", round)
+		}
+		if g.exploit != (round+1 >= 2) {
+			t.Errorf("round %d: exploit %v, want %v", round, g.exploit, round+1 >= 2)
+		}
+		i, m := g.gp.lowestMean(g.px, g.taken, nil)
+		likely := b.Likely(4)
+		if g.exploit && i >= 0 && m < g.fastest {
+			checked++
+			if len(likely) == 0 || likely[0].Key() != g.pool[i].Key() {
+				t.Errorf("round %d: Likely begins with %v, want the model's guess %v", round, likely, g.pool[i])
+			}
+		}
+		for _, q := range batch {
+			b.Tell(q, gridTime(context.Background(), q))
+		}
+	}
+	if checked == 0 {
+		t.Error("no round's model predicted a point faster than the fastest measured; the test shows nothing")
+	}
+}
