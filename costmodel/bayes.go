@@ -337,7 +337,7 @@ func (b *Bayes) Likely(n int) []autotune.Point {
 		first := -1
 		if g.exploit {
 			// The point the next round's guess would be now, first.
-			if i, m := g.gp.lowestMean(g.px, g.taken, g.corr); i >= 0 && m < g.fastest {
+			if i, _ := g.gp.lowestMean(g.px, g.taken, g.fastest, g.corr); i >= 0 {
 				first = i
 				g.ranked = append(g.ranked, g.pool[i])
 			}
@@ -445,7 +445,7 @@ func (b *Bayes) acquire() []autotune.Point {
 	}
 	measured := len(xs)
 	fastest := slices.Min(y) // the fastest measured, in log time
-	exploit := b.set.Exploit > 0 && b.rounds >= b.set.Exploit
+	exploit := b.exploits(b.rounds)
 	nLocal := b.set.Local
 	if b.set.GlobalRounds > 0 && b.rounds > b.set.GlobalRounds {
 		nLocal = b.set.Batch
@@ -492,7 +492,7 @@ func (b *Bayes) acquire() []autotune.Point {
 		var means []float64
 		if anywhere && exploit {
 			// The model's best guess, while it predicts a gain.
-			if i, m := gp.lowestMean(px, taken, corr); i >= 0 && m < fastest {
+			if i, m := gp.lowestMean(px, taken, fastest, corr); i >= 0 {
 				picks, means = []int{i}, []float64{m}
 				b.guessed++
 			}
@@ -514,7 +514,7 @@ func (b *Bayes) acquire() []autotune.Point {
 	b.guess = nil
 	if gp != nil && len(out) > 0 {
 		g := &guess{gp: gp, pool: pool, px: px, taken: taken, best: slices.Min(y) - b.set.Xi, corr: corr}
-		if b.set.Exploit > 0 && b.rounds+1 >= b.set.Exploit {
+		if b.exploits(b.rounds + 1) {
 			// The next round's point anywhere may be the model's guess.
 			g.exploit, g.fastest = true, fastest
 		}
@@ -526,6 +526,12 @@ func (b *Bayes) acquire() []autotune.Point {
 		b.guess = g
 	}
 	return out
+}
+
+// exploits reports whether the round-th round (the first model's is the
+// first) chooses its point anywhere as the model's guess (Exploit).
+func (b *Bayes) exploits(round int) bool {
+	return b.set.Exploit > 0 && round >= b.set.Exploit
 }
 
 // onPlateau reports whether this round looks wider (Plateau), deciding

@@ -559,7 +559,7 @@ func TestLowestMean(t *testing.T) {
 		}
 	}
 	// The lowest mean of all, taken out, is not chosen.
-	all, _ := gp.lowestMean(pool, make([]bool, len(pool)), nil)
+	all, _ := gp.lowestMean(pool, make([]bool, len(pool)), math.Inf(1), nil)
 	if !taken[all] {
 		taken[all] = true
 		want, wantMean = -1, math.Inf(1)
@@ -571,12 +571,12 @@ func TestLowestMean(t *testing.T) {
 	}
 	cache := newCorrCache(len(pool))
 	for _, c := range []*corrCache{nil, cache, cache} { // the cache empty, then filled
-		got, mean := gp.lowestMean(pool, taken, c)
+		got, mean := gp.lowestMean(pool, taken, math.Inf(1), c)
 		if got != want || math.Abs(mean-wantMean) > 1e-12 {
 			t.Errorf("lowestMean (cache %v): %d (%.6f), want %d (%.6f)", c != nil, got, mean, want, wantMean)
 		}
 	}
-	if got, _ := gp.lowestMean(pool, slices.Repeat([]bool{true}, len(pool)), nil); got != -1 {
+	if got, _ := gp.lowestMean(pool, slices.Repeat([]bool{true}, len(pool)), math.Inf(1), nil); got != -1 {
 		t.Errorf("every point taken: %d, want -1", got)
 	}
 }
@@ -622,9 +622,9 @@ func TestBayesLikelyExploit(t *testing.T) {
 		if g.exploit != (round+1 >= 2) {
 			t.Errorf("round %d: exploit %v, want %v", round, g.exploit, round+1 >= 2)
 		}
-		i, m := g.gp.lowestMean(g.px, g.taken, nil)
+		i, _ := g.gp.lowestMean(g.px, g.taken, g.fastest, nil)
 		likely := b.Likely(4)
-		if g.exploit && i >= 0 && m < g.fastest {
+		if g.exploit && i >= 0 {
 			checked++
 			if len(likely) == 0 || likely[0].Key() != g.pool[i].Key() {
 				t.Errorf("round %d: Likely begins with %v, want the model's guess %v", round, likely, g.pool[i])

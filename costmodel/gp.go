@@ -485,10 +485,11 @@ func (g *GP) meanOf(x, corr []float64, keep bool) (mean, kmax float64, row []flo
 }
 
 // lowestMean returns the index of the point of xs (skipping those taken)
-// of the lowest predicted mean, and that mean; -1 when none is left. It
+// of the lowest predicted mean, and that mean, when it is below below;
+// -1 when none is left or the lowest is not below. It
 // reads and fills cache's rows as topEICached does (nil: none), and needs
 // no variance: O(n) a point.
-func (g *GP) lowestMean(xs [][]float64, taken []bool, cache *corrCache) (pick int, mean float64) {
+func (g *GP) lowestMean(xs [][]float64, taken []bool, below float64, cache *corrCache) (pick int, mean float64) {
 	if cache != nil {
 		cache.use(g)
 	}
@@ -515,7 +516,7 @@ func (g *GP) lowestMean(xs [][]float64, taken []bool, cache *corrCache) (pick in
 			pick = i
 		}
 	}
-	if pick < 0 {
+	if pick < 0 || !(ms[pick] < below) {
 		return -1, 0
 	}
 	return pick, ms[pick]
