@@ -21,7 +21,7 @@
 set -u
 : "${OUT:?set OUT to the output directory}"
 : "${PART:?set PART to the tables}"
-export GT_DEV=h200
+export GT_DEV=${GT_DEV:-h200}
 RET=$OUT
 OUT=/tmp/session22-work
 rm -rf "$OUT" && mkdir -p "$OUT"
