@@ -469,6 +469,7 @@ func TestCommittedTables(t *testing.T) {
 		"syr2k1024-h200.csv":          {2360, 1402, 0.157664},
 		"nbody32768-h200-wide.csv":    {2480, 310, 1.017376},
 		"mv8192-h200-wide.csv":        {2200, 0, 0.305376},
+		"bicg8192-h100.csv":           {2750, 475, 0.333312},
 	}
 	files, err := filepath.Glob("../testdata/replay/*.csv")
 	if err != nil || len(files) != len(want) {

@@ -131,6 +131,7 @@ TABLES = [
     ("syr2k1024-h200", "SYR2K 1024 H200", "h200"),
     ("nbody32768-h200-wide", "NBODY 32768 H200 wide", "h200"),
     ("mv8192-h200-wide", "MV 8192 H200 wide", "h200"),
+    ("bicg8192-h100", "BICG 8192 H100", "h100"),
 ]
 # The tables whose rows repeat within the target's 5% when measured again,
 # as testdata/replay/repeating.txt lists them (TestDefaultOnRepeatingTables

@@ -12,6 +12,10 @@
 #   the H200 only: bicg 8192, gs-r 4096, stencil2d 4096 (the same pins;
 #   the H100's tables of them never made).
 # The GPU is read from nvidia-smi; PART=... overrides the list.
+# Run on 2026-12-05 on an H100: covariance-tri 1024 does not fit one
+# command (kernels of 13.65 ms and more: the first pass measured 1540 of
+# 1950 points in groundtruth.sh's 540 s); PART=bicg,gs-r GUARD=150 then
+# recorded bicg 8192 (298 s) and did not begin gs-r.
 # Binary: .gpu/hplopt.xz (`make gpu`, then xz). GUARD=S as session22.sh
 # (default 400). Everything is in $OUT/out.tgz, packed after each table.
 # Run from the repository root:
