@@ -306,8 +306,11 @@ func newCorrCache(n int) *corrCache { return &corrCache{rows: make([][]float64, 
 
 // use readies c for g's samples and length scale: its rows are kept when
 // g's samples begin with those they were computed with, at the same
-// length scale, and emptied otherwise.
+// length scale, and emptied otherwise. A nil c stays nil.
 func (c *corrCache) use(g *GP) {
+	if c == nil {
+		return
+	}
 	keep := c.scale == g.scale && len(c.x) <= len(g.x)
 	for j := 0; keep && j < len(c.x); j++ {
 		keep = len(c.x[j]) > 0 && len(g.x[j]) > 0 && &c.x[j][0] == &g.x[j][0]
@@ -382,15 +385,7 @@ func (cc *corrCarry) seed(enc *encoder, x [][]float64, keys []string) *corrCache
 // cache (candidate i of xs is its row i), or computed each time when
 // cache is nil: the same answer either way.
 func (g *GP) topEICached(xs [][]float64, taken []bool, best float64, k int, cache *corrCache) (picks []int, means []float64) {
-	if cache != nil {
-		cache.use(g)
-	}
-	row := func(i int) []float64 {
-		if cache == nil {
-			return nil
-		}
-		return cache.rows[i]
-	}
+	cache.use(g)
 	ub := make([]float64, len(xs))
 	parallel(len(xs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -398,10 +393,7 @@ func (g *GP) topEICached(xs [][]float64, taken []bool, best float64, k int, cach
 				ub[i] = math.Inf(-1)
 				continue
 			}
-			m, kmax, corr := g.meanOf(xs[i], row(i), cache != nil)
-			if cache != nil {
-				cache.rows[i] = corr
-			}
+			m, kmax := cache.meanOf(g, i, xs[i])
 			sd := math.Sqrt(g.sig2*max(1-kmax/(1+g.noise), 1e-12)) * (1 + 1e-6)
 			ub[i] = expectedImprovement(best, m, sd)
 			if math.IsNaN(ub[i]) {
@@ -437,7 +429,7 @@ func (g *GP) topEICached(xs [][]float64, taken []bool, best float64, k int, cach
 		parallel(len(part), func(lo, hi int) {
 			kv := make([]float64, g.n)
 			for c := lo; c < hi; c++ {
-				m, sd := g.predict(xs[part[c]], kv, row(part[c]))
+				m, sd := g.predict(xs[part[c]], kv, cache.row(part[c]))
 				ms[c], ei[c] = m, expectedImprovement(best, m, sd)
 			}
 		})
@@ -484,30 +476,38 @@ func (g *GP) meanOf(x, corr []float64, keep bool) (mean, kmax float64, row []flo
 	return mean, kmax, corr
 }
 
+// row returns candidate i's correlations kept so far (nil c: none).
+func (c *corrCache) row(i int) []float64 {
+	if c == nil {
+		return nil
+	}
+	return c.rows[i]
+}
+
+// meanOf is g.meanOf at x, candidate i of c's round, its correlations
+// read from c's row i and the ones computed kept there (nil c: computed
+// each time, none kept).
+func (c *corrCache) meanOf(g *GP, i int, x []float64) (mean, kmax float64) {
+	mean, kmax, row := g.meanOf(x, c.row(i), c != nil)
+	if c != nil {
+		c.rows[i] = row
+	}
+	return mean, kmax
+}
+
 // lowestMean returns the index of the point of xs (skipping those taken)
 // of the lowest predicted mean, and that mean, when it is below below;
 // -1 when none is left or the lowest is not below. It
 // reads and fills cache's rows as topEICached does (nil: none), and needs
 // no variance: O(n) a point.
 func (g *GP) lowestMean(xs [][]float64, taken []bool, below float64, cache *corrCache) (pick int, mean float64) {
-	if cache != nil {
-		cache.use(g)
-	}
+	cache.use(g)
 	ms := make([]float64, len(xs))
 	parallel(len(xs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if taken[i] {
-				continue
+			if !taken[i] {
+				ms[i], _ = cache.meanOf(g, i, xs[i])
 			}
-			var corr []float64
-			if cache != nil {
-				corr = cache.rows[i]
-			}
-			m, _, corr := g.meanOf(xs[i], corr, cache != nil)
-			if cache != nil {
-				cache.rows[i] = corr
-			}
-			ms[i] = m
 		}
 	})
 	pick = -1

@@ -22,7 +22,7 @@ for seed in $(seq 1 "${SEEDS:-5}"); do
 		start=$(date +%s)
 		$B/hplopt tune gs-update -n 6144,6144 -d GPU --params "$pins" -e 107 --stop "evals>=27" \
 			--seed "$seed" --no-db -q $op --json "$OUT/live/$rule-$seed.json" > "$OUT/live/$rule-$seed.txt" 2>&1
-		best=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r.get('best_ms', r.get('best', {}).get('time_ms', '?')))" "$OUT/live/$rule-$seed.json" 2>/dev/null)
+		best=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['best_ms'])" "$OUT/live/$rule-$seed.json" 2>/dev/null)
 		echo "$rule seed $seed: best $best ms, $(($(date +%s) - start)) s" | tee -a "$OUT/live/summary.txt"
 	done
 done
